@@ -1,0 +1,20 @@
+"""dualmem: a two-speed long-term memory for AI agents. The core library; it never imports Dagster."""
+
+from .errors import (
+    ConflictError,
+    DimensionMismatch,
+    DualmemError,
+    InvalidInput,
+    NotFound,
+    StoreConfigError,
+    StoreUnavailable,
+    TenantViolation,
+)
+from .store import Store, default_store_url, open_store
+from .timeutil import FAR_FUTURE
+
+__all__ = [
+    "FAR_FUTURE", "ConflictError", "DimensionMismatch", "DualmemError", "InvalidInput", "NotFound",
+    "Store", "StoreConfigError", "StoreUnavailable", "TenantViolation", "default_store_url",
+    "open_store",
+]

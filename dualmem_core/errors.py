@@ -1,0 +1,38 @@
+"""Errors a user of dualmem can hit. Each message says what was wrong and what to do."""
+
+from __future__ import annotations
+
+
+class DualmemError(Exception):
+    """Base class of every error dualmem raises on purpose."""
+
+
+class InvalidInput(DualmemError, ValueError):
+    """The caller passed something dualmem cannot store or search with."""
+
+
+class DimensionMismatch(InvalidInput):
+    """A vector's length differs from the store's embedding dimension."""
+
+
+class StoreConfigError(DualmemError):
+    """The store URL or its options are wrong (unknown scheme, bad path, mismatched settings)."""
+
+
+class StoreUnavailable(DualmemError):
+    """The store could not be reached or opened; nothing was written."""
+
+
+class ConflictError(DualmemError):
+    """A write collided with existing data (an id already taken, a version already closed)."""
+
+
+class NotFound(DualmemError, KeyError):
+    """A referenced memory, entity, episode or run does not exist for this user."""
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TenantViolation(DualmemError):
+    """A write or change tried to cross from one user's data into another's."""

@@ -1,0 +1,225 @@
+"""The one narrow interface the Writer and the Editor use, whatever the backend.
+
+Public methods validate their input here, once, and then call the backend's ``_`` method, so
+both backends refuse bad input with the same errors. Logic (scoring, decisions) lives above
+this layer; a store only stores, filters and searches.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+import numpy as np
+
+from ..errors import TenantViolation
+from ..timeutil import require_aware, utcnow
+from . import changes as ch
+from .models import (
+    Edge,
+    EdgeType,
+    Episode,
+    Memory,
+    MemoryVersion,
+    Neighbour,
+    SearchFilter,
+    SearchHit,
+    UserGraph,
+    WriteBatch,
+)
+from .planning import validate_changes
+from .validate import check_batch, check_filter, check_k, check_text, check_user_id, check_vector
+
+DEFAULT_DIMENSION = 384  # all-MiniLM-L6-v2, the offline sentence embedder
+MAX_QUERY_TERMS = 64  # a pasted document as a query should not become a 10,000-term OR
+
+
+class Store(ABC):
+    """A bitemporal memory graph for many users, each isolated from the others."""
+
+    url: str
+    dimension: int
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> None:
+        """Write one user's new records in one transaction: all of them or none."""
+        if batch.is_empty():
+            return
+        user_id = check_batch(batch, self.dimension)
+        self._write(user_id, batch)
+
+    def apply_changes(self, changes: ch.ChangeSet, *, on_conflict: str = "raise") -> ch.ChangeReceipt:
+        """Apply an Editor run's change set atomically; applying the same run again is a no-op."""
+        validate_changes(changes, self.dimension)
+        return self._apply_changes(changes, on_conflict)
+
+    def record_access(self, user_id: str, memory_ids: Sequence[str], at: datetime | None = None) -> None:
+        """Count a recall of these memories (feeds salience); unknown ids are ignored."""
+        check_user_id(user_id)
+        at = utcnow() if at is None else require_aware(at, "at")
+        if memory_ids:
+            self._record_access(user_id, list(dict.fromkeys(memory_ids)), at)
+
+    def import_graph(self, graph: UserGraph, *, replace: bool = False) -> None:
+        """Write a whole exported graph back; with ``replace`` the user's current graph goes first."""
+        check_user_id(graph.user_id)
+        batch = graph.as_batch()
+        if not batch.is_empty():
+            if batch.user_ids() != {graph.user_id}:
+                others = sorted(batch.user_ids() - {graph.user_id})
+                raise TenantViolation(f"the graph of user {graph.user_id!r} holds records of {others}")
+            check_batch(batch, self.dimension)
+        self._import_graph(graph.user_id, batch, replace)
+
+    def delete_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything stored for one user; returns how many records of each kind went."""
+        return self._delete_user(check_user_id(user_id))
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def vector_search(self, vector: Iterable[float], flt: SearchFilter, k: int = 10) -> list[SearchHit]:
+        """Top-k versions by cosine similarity among those the filter admits."""
+        query = check_vector(vector, self.dimension, "query vector")
+        return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
+
+    def text_search(self, query: str, flt: SearchFilter, k: int = 10) -> list[SearchHit]:
+        """Top-k versions by BM25 over their text among those the filter admits."""
+        check_text(query, "query")
+        terms = query_terms(query)
+        if not terms:
+            return []
+        return self._text_search(terms, check_filter(flt), check_k(k))
+
+    def entity_neighbours(self, user_id: str, memory_ids: Sequence[str], *,
+                          max_entity_degree: int = 50, limit: int = 50) -> list[Neighbour]:
+        """Memories sharing an entity with the seeds, skipping hub entities; most shared first."""
+        check_user_id(user_id)
+        if not memory_ids:
+            return []
+        return self._entity_neighbours(user_id, list(memory_ids), max_entity_degree, limit)
+
+    def get_memories(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
+        return self._get_memories(check_user_id(user_id), list(ids)) if ids else []
+
+    def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
+        return self._get_episodes(check_user_id(user_id), list(ids)) if ids else []
+
+    def get_versions(self, user_id: str, memory_ids: Sequence[str], *,
+                     known_at: datetime | None = None, all_versions: bool = False) -> list[MemoryVersion]:
+        """Versions of these memories believed at ``known_at`` (now), or every version ever."""
+        check_user_id(user_id)
+        if known_at is not None:
+            known_at = require_aware(known_at, "known_at")
+        if not memory_ids:
+            return []
+        return self._get_versions(user_id, list(memory_ids), known_at, all_versions)
+
+    def get_edges(self, user_id: str, *, node_ids: Sequence[str] | None = None,
+                  types: Sequence[EdgeType] | None = None, known_at: datetime | None = None,
+                  all_versions: bool = False) -> list[Edge]:
+        """Edges touching ``node_ids`` (or all of the user's), open at ``known_at`` (now)."""
+        check_user_id(user_id)
+        if known_at is not None:
+            known_at = require_aware(known_at, "known_at")
+        if node_ids is not None and not node_ids:
+            return []
+        kinds = [EdgeType(t) for t in types] if types else None
+        return self._get_edges(user_id, list(node_ids) if node_ids is not None else None,
+                               kinds, known_at, all_versions)
+
+    def find_by_content_hash(self, user_id: str, hashes: Sequence[str]) -> list[MemoryVersion]:
+        """Current versions whose normalised text hashes to one of ``hashes`` (exact duplicates)."""
+        check_user_id(user_id)
+        return self._find_by_content_hash(user_id, list(hashes)) if hashes else []
+
+    def export_graph(self, user_id: str) -> UserGraph:
+        """Every record of one user, open and closed: the input of a snapshot."""
+        return self._export_graph(check_user_id(user_id))
+
+    def get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
+        return self._get_run(check_user_id(user_id), run_id)
+
+    def list_runs(self, user_id: str) -> list[ch.RunRecord]:
+        return self._list_runs(check_user_id(user_id))
+
+    def counts(self, user_id: str) -> dict[str, int]:
+        """How many records of each kind one user has (all versions and edges included)."""
+        return self._counts(check_user_id(user_id))
+
+    @abstractmethod
+    def list_users(self) -> list[str]:
+        """Every user with at least one record, sorted."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- backend primitives ---------------------------------------------------------------
+
+    @abstractmethod
+    def _write(self, user_id: str, batch: WriteBatch) -> None: ...
+    @abstractmethod
+    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt: ...
+    @abstractmethod
+    def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None: ...
+    @abstractmethod
+    def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None: ...
+    @abstractmethod
+    def _delete_user(self, user_id: str) -> dict[str, int]: ...
+    @abstractmethod
+    def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]: ...
+    @abstractmethod
+    def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]: ...
+    @abstractmethod
+    def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
+                           limit: int) -> list[Neighbour]: ...
+    @abstractmethod
+    def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]: ...
+    @abstractmethod
+    def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]: ...
+    @abstractmethod
+    def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
+                      all_versions: bool) -> list[MemoryVersion]: ...
+    @abstractmethod
+    def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
+                   known_at: datetime | None, all_versions: bool) -> list[Edge]: ...
+    @abstractmethod
+    def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]: ...
+    @abstractmethod
+    def _export_graph(self, user_id: str) -> UserGraph: ...
+    @abstractmethod
+    def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord: ...
+    @abstractmethod
+    def _list_runs(self, user_id: str) -> list[ch.RunRecord]: ...
+    @abstractmethod
+    def _counts(self, user_id: str) -> dict[str, int]: ...
+
+
+def query_terms(query: str) -> list[str]:
+    """Words of a search query, lower-cased, deduplicated; punctuation and operators dropped.
+
+    Both backends quote each word in their own query syntax, so text that looks like FTS5 or
+    Lucene syntax (quotes, AND, wildcards, field:value) is only ever searched as plain words.
+    """
+    return list(dict.fromkeys(re.findall(r"\w+", query.casefold())))[:MAX_QUERY_TERMS]
+
+
+def rank_neighbours(rows: list[tuple[str, str]], seeds_of: dict[str, tuple[str, ...]],
+                    limit: int) -> list[Neighbour]:
+    """Group (memory, entity) pairs into neighbours; most shared entities first, then by id."""
+    via: dict[str, set[str]] = defaultdict(set)
+    for memory_id, entity_id in rows:
+        via[memory_id].add(entity_id)
+    ranked = sorted(via.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]
+    return [Neighbour(m, tuple(sorted(ents)),
+                      tuple(sorted({s for e in ents for s in seeds_of.get(e, ())})))
+            for m, ents in ranked]

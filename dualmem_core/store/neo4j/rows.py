@@ -1,0 +1,106 @@
+"""Conversion between Neo4j nodes/relationships and the store's records.
+
+Times are native Neo4j DATETIME values (UTC); embeddings are float32 vector properties.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from ...timeutil import FAR_FUTURE
+from ..models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion
+
+
+def user_key(user_id: str) -> str:
+    """A short token naming the tenant inside the fulltext index (Lucene drops huge tokens)."""
+    return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def native(value: Any) -> datetime | None:
+    return None if value is None else value.to_native()
+
+
+def episode_props(e: Episode, now: datetime) -> dict:
+    return {"id": e.id, "user_id": e.user_id, "text": e.text, "observed_at": e.observed_at,
+            "source_id": e.source_id, "speaker": e.speaker, "role": e.role,
+            "agent_id": e.agent_id, "session_id": e.session_id,
+            "recorded_at": e.recorded_at or now, "created_by": e.created_by}
+
+
+def memory_props(m: Memory, now: datetime) -> dict:
+    return {"id": m.id, "user_id": m.user_id, "kind": m.kind, "agent_id": m.agent_id,
+            "session_id": m.session_id, "created_at": m.created_at or now,
+            "created_by": m.created_by, "review_state": m.review_state,
+            "access_count": m.access_count, "last_accessed_at": m.last_accessed_at}
+
+
+def version_row(v: MemoryVersion, now: datetime) -> dict:
+    props = {"id": v.id, "memory_id": v.memory_id, "user_id": v.user_id,
+             "user_key": user_key(v.user_id), "text": v.text, "subject": v.subject,
+             "predicate": v.predicate, "object": v.object, "confidence": float(v.confidence),
+             "salience": float(v.salience), "status": v.status, "valid_from": v.valid_from,
+             "valid_to": v.valid_to, "tx_from": v.tx_from or now, "tx_to": v.tx_to,
+             "created_by": v.created_by, "content_hash": v.content_hash}
+    embedding = None if v.embedding is None else np.asarray(v.embedding, np.float32).tolist()
+    return {"props": props, "embedding": embedding}
+
+
+def entity_props(e: Entity, now: datetime) -> dict:
+    return {"id": e.id, "user_id": e.user_id, "name": e.name, "type": e.type,
+            "aliases": list(e.aliases), "created_at": e.created_at or now,
+            "created_by": e.created_by}
+
+
+def edge_row(e: Edge, now: datetime) -> dict:
+    return {"src": e.src_id, "dst": e.dst_id,
+            "props": {"id": e.id, "user_id": e.user_id, "created_by": e.created_by,
+                      "tx_from": e.tx_from or now, "tx_to": e.tx_to,
+                      "props": json.dumps(e.props, sort_keys=True)}}
+
+
+def to_episode(p: dict) -> Episode:
+    return Episode(id=p["id"], user_id=p["user_id"], text=p["text"],
+                   observed_at=native(p["observed_at"]), source_id=p.get("source_id"),
+                   speaker=p.get("speaker"), role=p.get("role"), agent_id=p.get("agent_id"),
+                   session_id=p.get("session_id"), recorded_at=native(p["recorded_at"]),
+                   created_by=p["created_by"])
+
+
+def to_memory(p: dict) -> Memory:
+    return Memory(id=p["id"], user_id=p["user_id"], kind=p["kind"], agent_id=p.get("agent_id"),
+                  session_id=p.get("session_id"), created_at=native(p["created_at"]),
+                  created_by=p["created_by"], review_state=p["review_state"],
+                  access_count=p.get("access_count", 0),
+                  last_accessed_at=native(p.get("last_accessed_at")))
+
+
+def to_version(p: dict) -> MemoryVersion:
+    vector = p.get("embedding")
+    return MemoryVersion(
+        id=p["id"], memory_id=p["memory_id"], user_id=p["user_id"], text=p["text"],
+        embedding=None if vector is None else np.asarray(vector, dtype=np.float32),
+        subject=p.get("subject"), predicate=p.get("predicate"), object=p.get("object"),
+        confidence=p["confidence"], salience=p["salience"], status=p["status"],
+        valid_from=native(p["valid_from"]), valid_to=native(p["valid_to"]),
+        tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]), created_by=p["created_by"],
+        content_hash=p["content_hash"])
+
+
+def to_entity(p: dict) -> Entity:
+    return Entity(id=p["id"], user_id=p["user_id"], name=p["name"], type=p["type"],
+                  aliases=tuple(p.get("aliases") or ()), created_at=native(p["created_at"]),
+                  created_by=p["created_by"])
+
+
+def to_edge(p: dict, type_: str, src: str, dst: str) -> Edge:
+    return Edge(id=p["id"], user_id=p["user_id"], type=EdgeType(type_), src_id=src, dst_id=dst,
+                props=json.loads(p["props"]), created_by=p["created_by"],
+                tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]))
+
+
+FAR = FAR_FUTURE

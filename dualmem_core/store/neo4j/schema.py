@@ -1,0 +1,44 @@
+"""Idempotent Neo4j schema: uniqueness constraints, range, vector (HNSW) and fulltext indexes."""
+
+from __future__ import annotations
+
+from ..models import EDGE_ENDPOINTS
+
+VECTOR_INDEX = "memory_embedding"
+FULLTEXT_INDEX = "memory_text"
+
+NODE_LABELS = {"episode": "Episode", "memory": "Memory", "version": "MemoryVersion",
+               "entity": "Entity"}
+
+
+def schema_statements(dimension: int) -> list[str]:
+    statements = [
+        f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
+        for label in NODE_LABELS.values()
+    ]
+    statements += [
+        "CREATE CONSTRAINT editor_run_key IF NOT EXISTS FOR (n:EditorRun) REQUIRE n.key IS UNIQUE",
+        "CREATE CONSTRAINT dualmem_meta_key IF NOT EXISTS FOR (n:DualmemMeta) REQUIRE n.key IS UNIQUE",
+        "CREATE INDEX episode_user_source IF NOT EXISTS FOR (n:Episode) ON (n.user_id, n.source_id)",
+        "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
+        "CREATE INDEX entity_user IF NOT EXISTS FOR (n:Entity) ON (n.user_id)",
+        "CREATE INDEX editor_run_user IF NOT EXISTS FOR (n:EditorRun) ON (n.user_id)",
+        "CREATE INDEX version_user_memory IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.memory_id)",
+        "CREATE INDEX version_user_hash IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.content_hash)",
+        "CREATE INDEX version_tx_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.tx_to)",
+        "CREATE INDEX version_valid_from IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_from)",
+        "CREATE INDEX version_valid_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_to)",
+        f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) ON n.embedding "
+        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimension)}, "
+        # Quantization (on by default since 5.23) would make scores approximate.
+        "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}",
+        f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) "
+        "ON EACH [n.text, n.user_key]",
+    ]
+    for edge_type in EDGE_ENDPOINTS:
+        name = edge_type.value.lower()
+        statements += [
+            f"CREATE INDEX edge_{name}_id IF NOT EXISTS FOR ()-[r:{edge_type.value}]-() ON (r.id)",
+            f"CREATE INDEX edge_{name}_user IF NOT EXISTS FOR ()-[r:{edge_type.value}]-() ON (r.user_id)",
+        ]
+    return statements

@@ -1,0 +1,513 @@
+"""The Neo4j store: the production graph (a server, Aura or a cluster) behind the same contract.
+
+Every write is a handful of UNWIND batches in one transaction. Searches go through the HNSW
+vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
+a search over-fetches and falls back to an exact, user-scoped scan when the filters leave
+fewer than k hits, so a filter never thins the results.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any, TypeVar
+
+import neo4j
+import numpy as np
+from neo4j import GraphDatabase
+from neo4j import exceptions as neo_errors
+
+from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, StoreUnavailable
+from ...timeutil import FAR_FUTURE, utcnow
+from .. import changes as ch
+from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
+from ..models import (
+    EDGE_ENDPOINTS,
+    Edge,
+    EdgeType,
+    Episode,
+    Memory,
+    MemoryVersion,
+    Neighbour,
+    SearchFilter,
+    SearchHit,
+    UserGraph,
+    WriteBatch,
+)
+from ..planning import (
+    Ref,
+    TargetState,
+    apply_order,
+    batch_external_refs,
+    batch_new_refs,
+    change_refs,
+    check_batch_refs,
+    plan_changes,
+)
+from . import rows as R
+from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
+
+T = TypeVar("T")
+OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
+_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
+_TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
+
+
+class Neo4jStore(Store):
+    def __init__(self, url: str, *, dimension: int | None = None, user: str | None = None,
+                 password: str | None = None, database: str | None = None,
+                 connection_timeout: float = 5.0):
+        self.url = url
+        user = user or os.environ.get("NEO4J_USER") or os.environ.get("NEO4J_USERNAME")
+        password = password if password is not None else os.environ.get("NEO4J_PASSWORD")
+        self.database = database or os.environ.get("NEO4J_DATABASE") or None
+        auth = (user, password or "") if user else None
+        try:
+            self._driver = GraphDatabase.driver(url, auth=auth, connection_timeout=connection_timeout,
+                                                max_transaction_retry_time=15.0,
+                                                notifications_min_severity="OFF")
+        except (ValueError, neo_errors.ConfigurationError) as exc:
+            raise StoreConfigError(f"bad Neo4j URL {url!r}: {exc}") from None
+        try:
+            self._driver.verify_connectivity()
+        except neo_errors.AuthError as exc:
+            self._driver.close()
+            raise StoreConfigError(f"Neo4j at {url} refused the credentials: {exc.message}; "
+                                   "set NEO4J_USER and NEO4J_PASSWORD") from None
+        except Exception as exc:  # the driver raises several kinds for an unreachable server
+            self._driver.close()
+            raise StoreUnavailable(
+                f"cannot reach Neo4j at {url} ({type(exc).__name__}: {exc}); start one with "
+                "`dualmem neo4j start` or point DUALMEM_STORE/NEO4J_URI at a running server"
+            ) from None
+        self.dimension = self._set_up_schema(dimension)
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _run(self, work: Callable[..., T], *args: Any, write: bool = True) -> T:
+        """Run ``work(tx, *args)`` in one managed transaction (retried on transient errors)."""
+        try:
+            with self._driver.session(database=self.database) as session:
+                call = session.execute_write if write else session.execute_read
+                return call(work, *args)
+        except DualmemError:
+            raise
+        except neo_errors.ConstraintError as exc:
+            raise ConflictError(f"write refused by Neo4j, nothing was written: {exc.message}") from None
+        except (neo_errors.ServiceUnavailable, neo_errors.SessionExpired, OSError) as exc:
+            raise StoreUnavailable(f"Neo4j at {self.url} became unreachable ({exc}); "
+                                   "nothing was written; retry once it is back") from None
+        except neo_errors.Neo4jError as exc:
+            raise DualmemError(f"Neo4j at {self.url} refused a query: {exc.code}: {exc.message}") from None
+
+    def _set_up_schema(self, wanted: int | None) -> int:
+        def meta(tx: neo4j.ManagedTransaction) -> int:
+            record = tx.run("MERGE (m:DualmemMeta {key: 'store'}) ON CREATE SET m.dimension = $dim "
+                            "RETURN m.dimension AS dim", dim=wanted or DEFAULT_DIMENSION).single()
+            return int(record["dim"])
+
+        with self._driver.session(database=self.database) as session:
+            for statement in schema_statements(wanted or DEFAULT_DIMENSION):
+                try:
+                    session.run(statement).consume()
+                except neo_errors.ClientError as exc:
+                    # Two processes setting up at once: the other one created it first.
+                    if "EquivalentSchemaRuleAlreadyExists" not in (exc.code or ""):
+                        raise StoreConfigError(f"Neo4j schema set-up failed: {exc.message}") from None
+        dimension = self._run(meta)
+        index_dims = self._run(lambda tx: tx.run(
+            "SHOW INDEXES YIELD name, options WHERE name = $name RETURN options", name=VECTOR_INDEX
+        ).single()["options"]["indexConfig"]["vector.dimensions"], write=False)
+        if wanted is not None and wanted != dimension or int(index_dims) != dimension:
+            raise StoreConfigError(
+                f"Neo4j at {self.url} holds {dimension}-dimensional vectors (index: {index_dims}), "
+                f"not {wanted}; use the embedder it was created with, or another database")
+        self._run(lambda tx: tx.run("CALL db.awaitIndexes(300)").consume(), write=False)
+        return dimension
+
+    def close(self) -> None:
+        self._driver.close()
+
+    # -- shared steps ---------------------------------------------------------------------
+
+    def _read_state(self, tx: neo4j.ManagedTransaction, refs: set[Ref],
+                    lock: bool = False) -> dict[Ref, TargetState]:
+        by_kind: dict[str, list[str]] = defaultdict(list)
+        for kind, rid in refs:
+            by_kind[kind].append(rid)
+        # Writing a property takes the record's write lock for the rest of the transaction, so
+        # nothing can change a target between this check and the change that depends on it.
+        touch = "SET n.user_id = n.user_id " if lock else ""
+        state: dict[Ref, TargetState] = {}
+        for kind, ids in by_kind.items():
+            if kind == "edge":
+                for edge_type in EdgeType:
+                    result = tx.run(
+                        f"UNWIND $ids AS id MATCH ()-[n:{edge_type.value} {{id: id}}]->() {touch}"
+                        "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t", ids=ids)
+                    for r in result:
+                        state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]),
+                                                             edge_type=edge_type.value)
+                continue
+            result = tx.run(
+                f"UNWIND $ids AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
+                "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t, "
+                "n.review_state AS s", ids=ids)
+            for r in result:
+                state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
+        return state
+
+    def _insert_rows(self, tx: neo4j.ManagedTransaction, table: str, records: list,
+                     now: datetime) -> None:
+        if not records:
+            return
+        if table in _NODE_PROPS:
+            rows = [_NODE_PROPS[table](r, now) for r in records]
+            _expect(tx.run(f"UNWIND $rows AS row CREATE (n:{_TABLE_LABELS[table]}) SET n = row "
+                           "RETURN count(n) AS n", rows=rows), len(rows), table)
+        elif table == "versions":
+            rows = [R.version_row(v, now) for v in records]
+            _expect(tx.run(
+                "UNWIND $rows AS row MATCH (m:Memory {id: row.props.memory_id}) "
+                "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row.props RETURN count(v) AS n",
+                rows=rows), len(rows), "versions (their memory is gone)")
+            vectors = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
+                       if r["embedding"] is not None]
+            if vectors:
+                tx.run("UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) "
+                       "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding)",
+                       rows=vectors).consume()
+        else:
+            by_type: dict[EdgeType, list[dict]] = defaultdict(list)
+            for edge in records:
+                by_type[EdgeType(edge.type)].append(R.edge_row(edge, now))
+            for edge_type, rows in by_type.items():
+                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
+                _expect(tx.run(
+                    f"UNWIND $rows AS row MATCH (a:{src} {{id: row.src}}) MATCH (b:{dst} {{id: row.dst}}) "
+                    f"CREATE (a)-[r:{edge_type.value}]->(b) SET r = row.props RETURN count(r) AS n",
+                    rows=rows), len(rows), f"{edge_type.value} edges (an endpoint is gone)")
+
+    def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
+                        now: datetime) -> None:
+        wanted, new = batch_external_refs(batch), batch_new_refs(batch)
+        state = self._read_state(tx, wanted | new)
+        check_batch_refs(user_id, state, wanted, new & state.keys())
+        for table in ("episodes", "entities", "memories", "versions", "edges"):
+            self._insert_rows(tx, table, getattr(batch, table), now)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def _write(self, user_id: str, batch: WriteBatch) -> None:
+        self._run(self._checked_insert, user_id, batch, utcnow())
+
+    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
+        now = utcnow()
+        key = _run_key(changes.user_id, changes.run_id)
+
+        def work(tx: neo4j.ManagedTransaction) -> ch.ChangeReceipt:
+            receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
+            done = tx.run("MATCH (r:EditorRun {key: $key}) RETURN r.applied_at AS at", key=key).single()
+            if done is not None:
+                receipt.already_applied, receipt.applied_at = True, R.native(done["at"])
+                return receipt
+            state = self._read_state(tx, change_refs(changes), lock=True)
+            plan = plan_changes(changes, state, now, on_conflict)
+            self._apply_plan(tx, apply_order(plan.operations), state, now)
+            tx.run("CREATE (r:EditorRun) SET r = $props", props={
+                "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
+                "journal": json.dumps(plan.journal),
+                "skipped": json.dumps([asdict(s) for s in plan.skipped])}).consume()
+            receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
+            return receipt
+
+        return self._run(work)
+
+    def _apply_plan(self, tx: neo4j.ManagedTransaction, ops: list[ch.Operation],
+                    state: dict[Ref, TargetState], now: datetime) -> None:
+        adds: dict[str, list] = defaultdict(list)
+        updates: dict[str, list[dict]] = defaultdict(list)
+        for op in ops:
+            match op:
+                case ch.AddMemory(memory=m):
+                    adds["memories"].append(m)
+                case ch.AddVersion(version=v):
+                    adds["versions"].append(v)
+                case ch.AddEntity(entity=e):
+                    adds["entities"].append(e)
+                case ch.AddEdge(edge=e):
+                    adds["edges"].append(e)
+                case ch.CloseVersion(version_id=i, at=at):
+                    updates["version_tx"].append({"id": i, "value": at})
+                case ch.ReopenVersion(version_id=i):
+                    updates["version_tx"].append({"id": i, "value": FAR_FUTURE})
+                case ch.CloseEdge(edge_id=i, at=at):
+                    updates[f"edge_tx:{state[('edge', i)].edge_type}"].append({"id": i, "value": at})
+                case ch.ReopenEdge(edge_id=i):
+                    updates[f"edge_tx:{state[('edge', i)].edge_type}"].append(
+                        {"id": i, "value": FAR_FUTURE})
+                case ch.SetReviewState(memory_id=i, state=s):
+                    updates["review"].append({"id": i, "value": s})
+                case ch.RemoveCreated(kind="edge", id=i):
+                    updates[f"remove_edge:{state[('edge', i)].edge_type}"].append({"id": i})
+                case ch.RemoveCreated(kind=kind, id=i):
+                    updates[f"remove_{kind}"].append({"id": i})
+        for table in ("entities", "memories", "versions", "edges"):
+            self._insert_rows(tx, table, adds[table], now)
+        for name, rows in updates.items():
+            tx.run(_update_query(name), rows=rows).consume()
+
+    def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
+        self._run(lambda tx: tx.run(
+            "MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
+            "SET m.access_count = coalesce(m.access_count, 0) + 1, m.last_accessed_at = $at",
+            ids=memory_ids, user=user_id, at=at).consume())
+
+    def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            if replace:
+                _delete_rows(tx, user_id)
+            self._checked_insert(tx, user_id, batch, utcnow())
+
+        self._run(work)
+
+    def _delete_user(self, user_id: str) -> dict[str, int]:
+        return self._run(_delete_rows, user_id)
+
+    # -- search ---------------------------------------------------------------------------
+
+    def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
+        where, params = _filter_cypher(flt)
+        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
+        tail = (f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+                "RETURN properties(v) AS v, properties(m) AS m, score ORDER BY score DESC, v.id LIMIT $k")
+        indexed = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
+                   "YIELD node AS v, score " + tail)
+        exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                 "WITH v, vector.similarity.cosine(v.embedding, $q) AS score " + tail)
+        hits = self._search(indexed, params)
+        if len(hits) < k:
+            hits = self._search(exact, params)
+        for hit in hits:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+            hit.score = 2.0 * hit.score - 1.0
+        return hits
+
+    def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
+        where, params = _filter_cypher(flt)
+        words = " OR ".join(f'"{t}"' for t in terms)
+        params |= {"lucene": f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})', "k": k}
+        query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
+                 f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
+                 f"WHERE {where['m']} RETURN properties(v) AS v, properties(m) AS m, score "
+                 "ORDER BY score DESC, v.id LIMIT $k")
+        hits = self._search(query, params | {"fetch": max(k * OVERFETCH, 100)})
+        if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
+            hits = self._search(query, params | {"fetch": 2**31 - 1})
+        return hits
+
+    def _search(self, query: str, params: dict) -> list[SearchHit]:
+        def work(tx: neo4j.ManagedTransaction) -> list[SearchHit]:
+            return [SearchHit(R.to_memory(r["m"]), R.to_version(r["v"]), float(r["score"]))
+                    for r in tx.run(query, params)]
+
+        return self._run(work, write=False)
+
+    def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
+                           limit: int) -> list[Neighbour]:
+        def work(tx: neo4j.ManagedTransaction) -> tuple[list, dict]:
+            seeds_of: dict[str, tuple[str, ...]] = {}
+            pairs = []
+            for r in tx.run(
+                "MATCH (s:Memory)-[r1:MENTIONS]->(e:Entity) WHERE s.id IN $seeds AND s.user_id = $user "
+                "AND r1.tx_to = $far WITH e, collect(DISTINCT s.id) AS seeds "
+                "WHERE COUNT { (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = $far } <= $max "
+                "OPTIONAL MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = $far "
+                "AND NOT n.id IN $seeds AND n.user_id = $user "
+                "RETURN e.id AS entity, seeds, collect(n.id) AS members",
+                seeds=memory_ids, user=user_id, far=FAR_FUTURE, max=max_entity_degree):
+                seeds_of[r["entity"]] = tuple(sorted(r["seeds"]))
+                pairs += [(m, r["entity"]) for m in r["members"]]
+            return pairs, seeds_of
+
+        pairs, seeds_of = self._run(work, write=False)
+        return rank_neighbours(pairs, seeds_of, limit)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def _read(self, query: str, convert: Callable[[dict], T], **params: Any) -> list[T]:
+        return self._run(lambda tx: [convert(r["n"]) for r in tx.run(query, params)], write=False)
+
+    def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
+        return self._read("MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
+                          "RETURN properties(m) AS n", R.to_memory, ids=ids, user=user_id)
+
+    def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
+        return self._read("MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user "
+                          "RETURN properties(e) AS n", R.to_episode, ids=ids, user=user_id)
+
+    def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
+                      all_versions: bool) -> list[MemoryVersion]:
+        tx_where, params = _tx_cypher("v", known_at, all_versions)
+        return self._read(
+            f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids AND {tx_where} "
+            "RETURN properties(v) AS n ORDER BY v.memory_id, v.tx_from, v.valid_from, v.id",
+            R.to_version, user=user_id, ids=memory_ids, **params)
+
+    def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
+                   known_at: datetime | None, all_versions: bool) -> list[Edge]:
+        tx_where, params = _tx_cypher("r", known_at, all_versions)
+        edges: dict[str, Edge] = {}
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for edge_type in types or list(EdgeType):
+                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
+                pattern = f"(a:{src})-[r:{edge_type.value}]->(b:{dst})"
+                ends = ([f"MATCH {pattern} WHERE r.user_id = $user"] if node_ids is None else
+                        [f"MATCH {pattern} WHERE a.id IN $ids AND r.user_id = $user",
+                         f"MATCH {pattern} WHERE b.id IN $ids AND r.user_id = $user"])
+                for match in ends:
+                    for r in tx.run(f"{match} AND {tx_where} RETURN properties(r) AS p, a.id AS a, "
+                                    "b.id AS b", user=user_id, ids=node_ids, **params):
+                        edges[r["p"]["id"]] = R.to_edge(r["p"], edge_type.value, r["a"], r["b"])
+
+        self._run(work, write=False)
+        return sorted(edges.values(), key=lambda e: (e.tx_from, e.id))
+
+    def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
+        return self._read(
+            "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.content_hash IN $hashes "
+            "AND v.tx_to = $far RETURN properties(v) AS n ORDER BY v.tx_from, v.id",
+            R.to_version, user=user_id, hashes=hashes, far=FAR_FUTURE)
+
+    def _export_graph(self, user_id: str) -> UserGraph:
+        def work(tx: neo4j.ManagedTransaction) -> UserGraph:
+            graph = UserGraph(user_id)
+            for table, label, convert in (("episodes", "Episode", R.to_episode),
+                                          ("memories", "Memory", R.to_memory),
+                                          ("versions", "MemoryVersion", R.to_version),
+                                          ("entities", "Entity", R.to_entity)):
+                setattr(graph, table, [convert(r["n"]) for r in tx.run(
+                    f"MATCH (n:{label}) WHERE n.user_id = $user RETURN properties(n) AS n "
+                    "ORDER BY n.id", user=user_id)])
+            return graph
+
+        graph = self._run(work, write=False)
+        graph.edges = sorted(self._get_edges(user_id, None, None, None, True), key=lambda e: e.id)
+        return graph
+
+    def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
+        runs = self._read("MATCH (r:EditorRun {key: $key}) RETURN properties(r) AS n", _to_run,
+                          key=_run_key(user_id, run_id))
+        if not runs:
+            raise NotFound(f"no Editor run {run_id!r} was published for user {user_id!r}")
+        return runs[0]
+
+    def _list_runs(self, user_id: str) -> list[ch.RunRecord]:
+        return self._read("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN properties(r) AS n "
+                          "ORDER BY r.applied_at, r.run_id", _to_run, user=user_id)
+
+    def _counts(self, user_id: str) -> dict[str, int]:
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, int]:
+            counts = {}
+            for name, label in (("episodes", "Episode"), ("memories", "Memory"),
+                                ("versions", "MemoryVersion"), ("entities", "Entity"),
+                                ("runs", "EditorRun")):
+                counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user RETURN count(n) AS c",
+                                      user=user_id).single()["c"]
+            counts["edges"] = sum(
+                tx.run(f"MATCH ()-[r:{t.value}]->() WHERE r.user_id = $user RETURN count(r) AS c",
+                       user=user_id).single()["c"] for t in EdgeType)
+            return counts
+
+        return self._run(work, write=False)
+
+    def list_users(self) -> list[str]:
+        def work(tx: neo4j.ManagedTransaction) -> list[str]:
+            users: set[str] = set()
+            for label in ("Episode", "Memory", "Entity"):
+                users |= {r["u"] for r in tx.run(
+                    f"MATCH (n:{label}) WHERE n.user_id IS NOT NULL RETURN DISTINCT n.user_id AS u")}
+            return sorted(users)
+
+        return self._run(work, write=False)
+
+
+def _expect(result: neo4j.Result, wanted: int, what: str) -> None:
+    """Raise (rolling the transaction back) if a batch wrote fewer records than it holds."""
+    got = result.single()["n"]
+    if got != wanted:
+        raise ConflictError(f"only {got} of {wanted} {what} could be written; nothing was written")
+
+
+def _update_query(name: str) -> str:
+    kind, _, edge_type = name.partition(":")
+    match kind:
+        case "version_tx":
+            return "UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) SET v.tx_to = row.value"
+        case "edge_tx":
+            return f"UNWIND $rows AS row MATCH ()-[r:{edge_type} {{id: row.id}}]->() SET r.tx_to = row.value"
+        case "review":
+            return "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) SET m.review_state = row.value"
+        case "remove_edge":
+            return f"UNWIND $rows AS row MATCH ()-[r:{edge_type} {{id: row.id}}]->() DELETE r"
+        case "remove_version":
+            return "UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) DETACH DELETE v"
+        case "remove_memory":
+            return ("UNWIND $rows AS row MATCH (m:Memory {id: row.id}) "
+                    "OPTIONAL MATCH (v:MemoryVersion)-[:VERSION_OF]->(m) DETACH DELETE v, m")
+        case "remove_entity":
+            return "UNWIND $rows AS row MATCH (e:Entity {id: row.id}) DETACH DELETE e"
+    raise ValueError(name)
+
+
+def _delete_rows(tx: neo4j.ManagedTransaction, user_id: str) -> dict[str, int]:
+    counts = {"edges": 0}
+    for edge_type in EdgeType:
+        counts["edges"] += tx.run(f"MATCH ()-[r:{edge_type.value}]->() WHERE r.user_id = $user "
+                                  "DELETE r RETURN count(r) AS c", user=user_id).single()["c"]
+    for name, label in (("versions", "MemoryVersion"), ("memories", "Memory"),
+                        ("entities", "Entity"), ("episodes", "Episode"), ("runs", "EditorRun")):
+        counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
+                              "RETURN count(n) AS c", user=user_id).single()["c"]
+    return counts
+
+
+def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tuple[str, dict]:
+    if all_versions:
+        return "true", {}
+    if known_at is None:
+        return f"{alias}.tx_to = $far", {"far": FAR_FUTURE}
+    return f"{alias}.tx_from <= $known AND $known < {alias}.tx_to", {"known": known_at}
+
+
+def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
+    tx_where, params = _tx_cypher("v", flt.known_at, False)
+    v, m = ["v.user_id = $user", tx_where], ["true"]
+    params["user"] = flt.user_id
+    if flt.valid_at is not None:
+        v.append("v.valid_from <= $valid AND $valid < v.valid_to")
+        params["valid"] = flt.valid_at
+    if flt.statuses is not None:
+        v.append("v.status IN $statuses")
+        params["statuses"] = list(flt.statuses)
+    if flt.kinds is not None:
+        m.append("m.kind IN $kinds")
+        params["kinds"] = list(flt.kinds)
+    for field, value in (("agent_id", flt.agent_id), ("session_id", flt.session_id)):
+        if value is not None:
+            m.append(f"m.{field} = ${field}")
+            params[field] = value
+    return {"v": " AND ".join(v), "m": " AND ".join(m)}, params
+
+
+def _run_key(user_id: str, run_id: str) -> str:
+    return json.dumps([user_id, run_id])
+
+
+def _to_run(p: dict) -> ch.RunRecord:
+    return ch.RunRecord(run_id=p["run_id"], user_id=p["user_id"], applied_at=R.native(p["applied_at"]),
+                        journal=json.loads(p["journal"]), skipped=json.loads(p["skipped"]))

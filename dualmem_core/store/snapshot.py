@@ -1,0 +1,98 @@
+"""A user's graph as Arrow tables and Parquet files: the Editor's input and its rollback point."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..errors import InvalidInput
+from .models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, UserGraph
+
+TABLES = ("episodes", "memories", "versions", "entities", "edges")
+_RECORDS = {"episodes": Episode, "memories": Memory, "versions": MemoryVersion,
+            "entities": Entity, "edges": Edge}
+_TS = pa.timestamp("us", tz="UTC")
+
+
+def _arrow_type(table: str, name: str, dimension: int) -> pa.DataType:
+    if name.endswith(("_at", "_from", "_to")):
+        return _TS
+    if name == "embedding":
+        return pa.list_(pa.float32(), dimension)
+    if name == "aliases":
+        return pa.list_(pa.string())
+    if name in ("confidence", "salience"):
+        return pa.float64()
+    if name == "access_count":
+        return pa.int64()
+    return pa.string()
+
+
+def schema(table: str, dimension: int) -> pa.Schema:
+    """The Arrow schema of one snapshot table: one column per field of its record."""
+    return pa.schema([(f.name, _arrow_type(table, f.name, dimension))
+                      for f in fields(_RECORDS[table])])
+
+
+def _cell(name: str, value: object) -> object:
+    if name == "embedding":
+        return None if value is None else np.asarray(value, dtype=np.float32)
+    if name == "props":
+        return json.dumps(value, sort_keys=True)
+    if name == "aliases":
+        return list(value)
+    if name == "type" and isinstance(value, EdgeType):
+        return value.value
+    return value
+
+
+def graph_to_tables(graph: UserGraph, dimension: int) -> dict[str, pa.Table]:
+    tables = {}
+    for table in TABLES:
+        sch = schema(table, dimension)
+        records = getattr(graph, table)
+        columns = {name: [_cell(name, getattr(r, name)) for r in records] for name in sch.names}
+        tables[table] = pa.table(columns, schema=sch)
+    return tables
+
+
+def tables_to_graph(user_id: str, tables: dict[str, pa.Table]) -> UserGraph:
+    graph = UserGraph(user_id)
+    for table in TABLES:
+        record = _RECORDS[table]
+        records = []
+        for row in tables[table].to_pylist():
+            if table == "versions" and row["embedding"] is not None:
+                row["embedding"] = np.asarray(row["embedding"], dtype=np.float32)
+            if table == "entities":
+                row["aliases"] = tuple(row["aliases"] or ())
+            if table == "edges":
+                row["type"], row["props"] = EdgeType(row["type"]), json.loads(row["props"])
+            records.append(record(**row))
+        setattr(graph, table, records)
+    return graph
+
+
+def write_snapshot(folder: str | Path, graph: UserGraph, dimension: int) -> Path:
+    """Write one Parquet file per table into ``folder``; returns the folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {b"dualmem.user_id": graph.user_id.encode(), b"dualmem.dimension": str(dimension).encode()}
+    for table, data in graph_to_tables(graph, dimension).items():
+        pq.write_table(data.replace_schema_metadata(meta), folder / f"{table}.parquet")
+    return folder
+
+
+def read_snapshot(folder: str | Path) -> UserGraph:
+    folder = Path(folder)
+    missing = [t for t in TABLES if not (folder / f"{t}.parquet").exists()]
+    if missing:
+        raise InvalidInput(f"{folder} is not a dualmem snapshot: {', '.join(missing)} missing")
+    tables = {t: pq.read_table(folder / f"{t}.parquet") for t in TABLES}
+    user_id = tables["episodes"].schema.metadata[b"dualmem.user_id"].decode()
+    return tables_to_graph(user_id, tables)

@@ -1,0 +1,106 @@
+-- The embedded store: one SQLite file, WAL. Times are microseconds since the Unix epoch (UTC);
+-- open interval ends hold the far-future sentinel, so plain comparisons and indexes work.
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS episodes (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    observed_at INTEGER NOT NULL,
+    source_id TEXT,
+    speaker TEXT,
+    role TEXT,
+    agent_id TEXT,
+    session_id TEXT,
+    recorded_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS episodes_by_source ON episodes (user_id, source_id);
+
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    agent_id TEXT,
+    session_id TEXT,
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    review_state TEXT NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_accessed_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS memories_by_user ON memories (user_id);
+
+CREATE TABLE IF NOT EXISTS versions (
+    rid INTEGER PRIMARY KEY,  -- rowid: the FTS row and the vector cache refer to it
+    id TEXT NOT NULL UNIQUE,
+    memory_id TEXT NOT NULL REFERENCES memories (id),
+    user_id TEXT NOT NULL,
+    text TEXT NOT NULL,
+    embedding BLOB,  -- float32, the store's dimension
+    subject TEXT,
+    predicate TEXT,
+    object TEXT,
+    confidence REAL NOT NULL,
+    salience REAL NOT NULL,
+    status TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    valid_to INTEGER NOT NULL,
+    tx_from INTEGER NOT NULL,
+    tx_to INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    content_hash TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS versions_by_memory ON versions (user_id, memory_id);
+CREATE INDEX IF NOT EXISTS versions_by_hash ON versions (user_id, content_hash, tx_to);
+CREATE INDEX IF NOT EXISTS versions_by_time ON versions (user_id, tx_to, valid_from, valid_to);
+
+-- A user key column lets a text query narrow to one tenant inside the index itself.
+CREATE VIRTUAL TABLE IF NOT EXISTS versions_fts USING fts5 (
+    text, user_key, tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS versions_fts_insert AFTER INSERT ON versions BEGIN
+    INSERT INTO versions_fts (rowid, text, user_key) VALUES (new.rid, new.text, 'u' || hex(new.user_id));
+END;
+CREATE TRIGGER IF NOT EXISTS versions_fts_delete AFTER DELETE ON versions BEGIN
+    DELETE FROM versions_fts WHERE rowid = old.rid;
+END;
+
+CREATE TABLE IF NOT EXISTS entities (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    type TEXT NOT NULL,
+    aliases TEXT NOT NULL,  -- JSON list
+    created_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entities_by_user ON entities (user_id);
+
+CREATE TABLE IF NOT EXISTS edges (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    user_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    src_id TEXT NOT NULL,
+    dst_id TEXT NOT NULL,
+    props TEXT NOT NULL,  -- JSON object
+    created_by TEXT NOT NULL,
+    tx_from INTEGER NOT NULL,
+    tx_to INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_by_src ON edges (user_id, src_id, type);
+CREATE INDEX IF NOT EXISTS edges_by_dst ON edges (user_id, dst_id, type);
+
+CREATE TABLE IF NOT EXISTS runs (
+    user_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    applied_at INTEGER NOT NULL,
+    journal TEXT NOT NULL,
+    skipped TEXT NOT NULL,
+    PRIMARY KEY (user_id, run_id)
+);
+
+-- Bumped by every write that changes what a user's vector search can see; the in-process
+-- vector cache compares it to know when another process has written.
+CREATE TABLE IF NOT EXISTS user_generation (user_id TEXT PRIMARY KEY, generation INTEGER NOT NULL);

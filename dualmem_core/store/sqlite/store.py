@@ -1,0 +1,490 @@
+"""The embedded store: one SQLite file (WAL), FTS5 for text, an in-process numpy vector index."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailable
+from ...timeutil import from_micros, to_micros, utcnow
+from .. import changes as ch
+from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
+from ..models import (
+    Edge,
+    EdgeType,
+    Episode,
+    Memory,
+    MemoryVersion,
+    Neighbour,
+    SearchFilter,
+    SearchHit,
+    UserGraph,
+    WriteBatch,
+)
+from ..planning import (
+    Ref,
+    TargetState,
+    apply_order,
+    batch_external_refs,
+    batch_new_refs,
+    change_refs,
+    check_batch_refs,
+    plan_changes,
+)
+from . import rows as R
+from .vectors import FAR, UserVectors
+
+CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+
+_TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
+           "memories": (R.MEMORY_COLUMNS, R.memory_row),
+           "versions": (R.VERSION_COLUMNS, R.version_row),
+           "entities": (R.ENTITY_COLUMNS, R.entity_row),
+           "edges": (R.EDGE_COLUMNS, R.edge_row)}
+_STATE_QUERIES = {
+    "episode": "SELECT id, user_id, created_by, NULL, NULL FROM episodes",
+    "memory": "SELECT id, user_id, created_by, NULL, review_state FROM memories",
+    "version": "SELECT id, user_id, created_by, tx_to, NULL FROM versions",
+    "entity": "SELECT id, user_id, created_by, NULL, NULL FROM entities",
+    "edge": "SELECT id, user_id, created_by, tx_to, NULL FROM edges",
+}
+_HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v')}, "
+               f"{R.prefixed(R.MEMORY_COLUMNS, 'm')} FROM versions v "
+               "JOIN memories m ON m.id = v.memory_id")
+
+
+class SQLiteStore(Store):
+    """One local file; safe to share between threads (each thread gets its own connection)."""
+
+    def __init__(self, path: str | Path, dimension: int | None = None):
+        self.path = Path(path).expanduser()
+        self.url = f"sqlite:///{self.path}"
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._caches: dict[str, UserVectors] = {}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(f"cannot create the folder for {self.path}: {exc}") from None
+        conn = self._conn()
+        try:
+            conn.executescript(resources.files(__package__).joinpath("schema.sql").read_text())
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnavailable(
+                f"{self.path} is not a usable dualmem SQLite store ({exc}); "
+                "point DUALMEM_STORE at another file or move this one away"
+            ) from None
+        self.dimension = self._settle_dimension(conn, dimension)
+
+    # -- connections and transactions -----------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                       timeout=30.0)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnavailable(f"cannot open SQLite store {self.path}: {exc}") from None
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+        except sqlite3.OperationalError as exc:
+            raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable: {exc}") from None
+        try:
+            yield conn
+        except BaseException as exc:
+            conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise ConflictError(f"write refused by the store, nothing was written: {exc}") from None
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreUnavailable(f"SQLite store {self.path}: {exc}; nothing was written") from None
+            raise
+        conn.execute("COMMIT")
+
+    def _settle_dimension(self, conn: sqlite3.Connection, wanted: int | None) -> int:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+        if row is None:
+            dimension = wanted or DEFAULT_DIMENSION
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('dimension', ?)", (str(dimension),))
+            row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
+        stored = int(row[0])
+        if wanted is not None and wanted != stored:
+            raise StoreConfigError(
+                f"{self.path} holds {stored}-dimensional vectors, not {wanted}; "
+                "use the embedder it was created with, or a new store file"
+            )
+        return stored
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+            self._caches.clear()
+        self._local = threading.local()
+
+    # -- shared steps ---------------------------------------------------------------------
+
+    def _read_state(self, conn: sqlite3.Connection, refs: set[Ref]) -> dict[Ref, TargetState]:
+        by_kind: dict[str, list[str]] = defaultdict(list)
+        for kind, rid in refs:
+            by_kind[kind].append(rid)
+        state: dict[Ref, TargetState] = {}
+        for kind, ids in by_kind.items():
+            for rows in _select_in(conn, _STATE_QUERIES[kind] + " WHERE id IN ({})", ids):
+                for rid, user, maker, tx_to, review in rows:
+                    state[(kind, rid)] = TargetState(
+                        user, maker, None if tx_to is None else from_micros(tx_to), review)
+        return state
+
+    def _insert_rows(self, conn: sqlite3.Connection, table: str, records: list, now: int) -> None:
+        if records:
+            columns, to_row = _TABLES[table]
+            conn.executemany(
+                f"INSERT INTO {table} ({columns}) VALUES ({R.placeholders(columns)})",
+                [to_row(r, now) for r in records])
+
+    def _insert_batch(self, conn: sqlite3.Connection, batch: WriteBatch, now: int) -> None:
+        for table in ("episodes", "entities", "memories", "versions", "edges"):
+            self._insert_rows(conn, table, getattr(batch, table), now)
+
+    def _checked_insert(self, conn: sqlite3.Connection, user_id: str, batch: WriteBatch,
+                        now: int) -> None:
+        wanted, new = batch_external_refs(batch), batch_new_refs(batch)
+        state = self._read_state(conn, wanted | new)
+        check_batch_refs(user_id, state, wanted, new & state.keys())
+        self._insert_batch(conn, batch, now)
+
+    def _bump(self, conn: sqlite3.Connection, user_id: str) -> int:
+        conn.execute("INSERT INTO user_generation VALUES (?, 1) ON CONFLICT (user_id) "
+                     "DO UPDATE SET generation = generation + 1", (user_id,))
+        return conn.execute("SELECT generation FROM user_generation WHERE user_id = ?",
+                            (user_id,)).fetchone()[0]
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def _write(self, user_id: str, batch: WriteBatch) -> None:
+        now = to_micros(utcnow())
+        with self._tx() as conn:
+            self._checked_insert(conn, user_id, batch, now)
+            generation = self._bump(conn, user_id)
+        self._extend_cache(user_id, generation, batch, now)
+
+    def _extend_cache(self, user_id: str, generation: int, batch: WriteBatch, now: int) -> None:
+        """Append a committed batch's vectors to the cache, or drop the cache if it fell behind."""
+        memories = {m.id: m for m in batch.memories}
+        with self._lock:
+            cache = self._caches.get(user_id)
+            if cache is None:
+                return
+            embedded = [v for v in batch.versions if v.embedding is not None]
+            if cache.generation != generation - 1 or any(v.memory_id not in memories for v in embedded):
+                del self._caches[user_id]
+                return
+            rids = dict(self._conn().execute(
+                "SELECT id, rid FROM versions WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps([v.id for v in embedded]),)).fetchall()) if embedded else {}
+            cache.append([
+                (rids[v.id], np.asarray(v.embedding, dtype=np.float32).tobytes(),
+                 to_micros(v.valid_from), to_micros(v.valid_to),
+                 now if v.tx_from is None else to_micros(v.tx_from), to_micros(v.tx_to),
+                 memories[v.memory_id].kind, v.status, memories[v.memory_id].agent_id,
+                 memories[v.memory_id].session_id)
+                for v in embedded])
+            cache.generation = generation
+
+    def _drop_cache(self, user_id: str) -> None:
+        with self._lock:
+            self._caches.pop(user_id, None)
+
+    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
+        now = utcnow()
+        receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
+        with self._tx() as conn:
+            done = conn.execute("SELECT applied_at FROM runs WHERE user_id = ? AND run_id = ?",
+                                (changes.user_id, changes.run_id)).fetchone()
+            if done is not None:
+                receipt.already_applied, receipt.applied_at = True, from_micros(done[0])
+                return receipt
+            state = self._read_state(conn, change_refs(changes))
+            plan = plan_changes(changes, state, now, on_conflict)
+            for op in apply_order(plan.operations):
+                self._apply_op(conn, op, to_micros(now))
+            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (
+                changes.user_id, changes.run_id, to_micros(now), json.dumps(plan.journal),
+                json.dumps([asdict(s) for s in plan.skipped])))
+            self._bump(conn, changes.user_id)
+        self._drop_cache(changes.user_id)
+        receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
+        return receipt
+
+    def _apply_op(self, conn: sqlite3.Connection, op: ch.Operation, now: int) -> None:
+        match op:
+            case ch.AddMemory(memory=m):
+                self._insert_rows(conn, "memories", [m], now)
+            case ch.AddVersion(version=v):
+                self._insert_rows(conn, "versions", [v], now)
+            case ch.AddEntity(entity=e):
+                self._insert_rows(conn, "entities", [e], now)
+            case ch.AddEdge(edge=e):
+                self._insert_rows(conn, "edges", [e], now)
+            case ch.CloseVersion(version_id=i, at=at):
+                conn.execute("UPDATE versions SET tx_to = ? WHERE id = ?", (to_micros(at), i))
+            case ch.ReopenVersion(version_id=i):
+                conn.execute("UPDATE versions SET tx_to = ? WHERE id = ?", (FAR, i))
+            case ch.CloseEdge(edge_id=i, at=at):
+                conn.execute("UPDATE edges SET tx_to = ? WHERE id = ?", (to_micros(at), i))
+            case ch.ReopenEdge(edge_id=i):
+                conn.execute("UPDATE edges SET tx_to = ? WHERE id = ?", (FAR, i))
+            case ch.SetReviewState(memory_id=i, state=s):
+                conn.execute("UPDATE memories SET review_state = ? WHERE id = ?", (s, i))
+            case ch.RemoveCreated(kind="edge", id=i):
+                conn.execute("DELETE FROM edges WHERE id = ?", (i,))
+            case ch.RemoveCreated(kind="version", id=i):
+                conn.execute("DELETE FROM versions WHERE id = ?", (i,))
+            case ch.RemoveCreated(kind=kind, id=i):  # a memory or entity, with what hangs off it
+                conn.execute("DELETE FROM edges WHERE src_id = ? OR dst_id = ?", (i, i))
+                if kind == "memory":
+                    conn.execute("DELETE FROM versions WHERE memory_id = ?", (i,))
+                conn.execute(f"DELETE FROM {'memories' if kind == 'memory' else 'entities'} "
+                             "WHERE id = ?", (i,))
+
+    def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+                "WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
+                (to_micros(at), user_id, json.dumps(memory_ids)))
+
+    def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
+        with self._tx() as conn:
+            if replace:
+                self._delete_rows(conn, user_id)
+            self._checked_insert(conn, user_id, batch, to_micros(utcnow()))
+            self._bump(conn, user_id)
+        self._drop_cache(user_id)
+
+    def _delete_user(self, user_id: str) -> dict[str, int]:
+        with self._tx() as conn:
+            counts = self._delete_rows(conn, user_id)
+            self._bump(conn, user_id)
+        self._drop_cache(user_id)
+        return counts
+
+    @staticmethod
+    def _delete_rows(conn: sqlite3.Connection, user_id: str) -> dict[str, int]:
+        counts = {}
+        for table in ("edges", "versions", "memories", "entities", "episodes", "runs"):
+            counts[table] = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
+        return counts
+
+    # -- search ---------------------------------------------------------------------------
+
+    def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
+        with self._lock:
+            cache = self._caches.get(flt.user_id)
+        if cache is None or cache.generation != self._generation(flt.user_id):
+            cache = self._load_vectors(flt.user_id)
+        with self._lock:
+            top = cache.top_k(unit_query, flt, k)
+        return self._hits(top)
+
+    def _generation(self, user_id: str) -> int:
+        row = self._conn().execute("SELECT generation FROM user_generation WHERE user_id = ?",
+                                   (user_id,)).fetchone()
+        return 0 if row is None else row[0]
+
+    def _load_vectors(self, user_id: str) -> UserVectors:
+        with self._tx(write=False) as conn:
+            generation = conn.execute("SELECT generation FROM user_generation WHERE user_id = ?",
+                                      (user_id,)).fetchone()
+            rows = conn.execute(
+                "SELECT v.rid, v.embedding, v.valid_from, v.valid_to, v.tx_from, v.tx_to, m.kind, "
+                "v.status, m.agent_id, m.session_id FROM versions v "
+                "JOIN memories m ON m.id = v.memory_id "
+                "WHERE v.user_id = ? AND v.embedding IS NOT NULL ORDER BY v.rid",
+                (user_id,)).fetchall()
+        cache = UserVectors(self.dimension, 0 if generation is None else generation[0])
+        cache.append(rows)
+        with self._lock:
+            self._caches[user_id] = cache
+        return cache
+
+    def _hits(self, scored: list[tuple[int, float]]) -> list[SearchHit]:
+        if not scored:
+            return []
+        rows = self._conn().execute(
+            _HIT_SELECT + " WHERE v.rid IN (SELECT value FROM json_each(?))",
+            (json.dumps([rid for rid, _ in scored]),)).fetchall()
+        width = len(R.VERSION_COLUMNS.split(","))
+        found = {r[0]: (R.to_version(r[1:width + 1]), R.to_memory(r[width + 1:])) for r in rows}
+        return [SearchHit(found[rid][1], found[rid][0], score) for rid, score in scored
+                if rid in found]
+
+    def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
+        where, params = _filter_sql(flt)
+        words = " OR ".join(f'"{t}"' for t in terms)
+        match = f'user_key:"u{flt.user_id.encode().hex()}" AND text:({words})'
+        rows = self._conn().execute(
+            "SELECT f.rowid, -bm25(versions_fts, 1.0, 0.0) FROM versions_fts f "
+            "JOIN versions v ON v.rid = f.rowid JOIN memories m ON m.id = v.memory_id "
+            f"WHERE versions_fts MATCH ? AND {where} ORDER BY bm25(versions_fts, 1.0, 0.0) LIMIT ?",
+            (match, *params, k)).fetchall()
+        return self._hits([(rid, float(score)) for rid, score in rows])
+
+    def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
+                           limit: int) -> list[Neighbour]:
+        conn = self._conn()
+        seeds = json.dumps(memory_ids)
+        mentions = "FROM edges WHERE user_id = ? AND type = 'MENTIONS' AND tx_to = ?"
+        entities = conn.execute(
+            f"SELECT dst_id, group_concat(src_id, char(31)) {mentions} "
+            "AND src_id IN (SELECT value FROM json_each(?)) GROUP BY dst_id",
+            (user_id, FAR, seeds)).fetchall()
+        seeds_of = {e: tuple(sorted(s.split("\x1f"))) for e, s in entities}
+        degrees = conn.execute(
+            f"SELECT dst_id, count(*) {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
+            "GROUP BY dst_id", (user_id, FAR, json.dumps(list(seeds_of)))).fetchall()
+        kept = [e for e, degree in degrees if degree <= max_entity_degree]
+        rows = conn.execute(
+            f"SELECT src_id, dst_id {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
+            "AND src_id NOT IN (SELECT value FROM json_each(?))",
+            (user_id, FAR, json.dumps(kept), seeds)).fetchall()
+        return rank_neighbours(rows, seeds_of, limit)
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def _select(self, table: str, columns: str, user_id: str, ids: list[str]) -> list[tuple]:
+        query = f"SELECT {columns} FROM {table} WHERE user_id = ? AND id IN ({{}})"
+        conn = self._conn()
+        return [r for rows in _select_in(conn, query, ids, (user_id,)) for r in rows]
+
+    def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
+        return [R.to_memory(r) for r in self._select("memories", R.MEMORY_COLUMNS, user_id, ids)]
+
+    def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
+        return [R.to_episode(r) for r in self._select("episodes", R.EPISODE_COLUMNS, user_id, ids)]
+
+    def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
+                      all_versions: bool) -> list[MemoryVersion]:
+        where, params = _tx_sql("", known_at, all_versions)
+        query = (f"SELECT {R.VERSION_COLUMNS} FROM versions WHERE user_id = ? AND {where} "
+                 "AND memory_id IN ({}) ORDER BY memory_id, tx_from, valid_from, id")
+        rows = _select_in(self._conn(), query, memory_ids, (user_id, *params))
+        return [R.to_version(r) for chunk in rows for r in chunk]
+
+    def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
+                   known_at: datetime | None, all_versions: bool) -> list[Edge]:
+        where, params = _tx_sql("", known_at, all_versions)
+        sql = f"SELECT {R.EDGE_COLUMNS} FROM edges WHERE user_id = ? AND {where}"
+        params = [user_id, *params]
+        if types:
+            sql += " AND type IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps([t.value for t in types]))
+        if node_ids is not None:
+            sql += (" AND (src_id IN (SELECT value FROM json_each(?)) "
+                    "OR dst_id IN (SELECT value FROM json_each(?)))")
+            params += [json.dumps(node_ids)] * 2
+        rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
+        return [R.to_edge(r) for r in rows]
+
+    def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
+        query = (f"SELECT {R.VERSION_COLUMNS} FROM versions WHERE user_id = ? AND tx_to = ? "
+                 "AND content_hash IN ({}) ORDER BY tx_from, id")
+        rows = _select_in(self._conn(), query, hashes, (user_id, FAR))
+        return [R.to_version(r) for chunk in rows for r in chunk]
+
+    def _export_graph(self, user_id: str) -> UserGraph:
+        graph = UserGraph(user_id)
+        with self._tx(write=False) as conn:
+            for table, convert in (("episodes", R.to_episode), ("memories", R.to_memory),
+                                   ("versions", R.to_version), ("entities", R.to_entity),
+                                   ("edges", R.to_edge)):
+                rows = conn.execute(f"SELECT {_TABLES[table][0]} FROM {table} "
+                                    "WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
+                setattr(graph, table, [convert(r) for r in rows])
+        return graph
+
+    def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
+        row = self._conn().execute("SELECT * FROM runs WHERE user_id = ? AND run_id = ?",
+                                   (user_id, run_id)).fetchone()
+        if row is None:
+            raise NotFound(f"no Editor run {run_id!r} was published for user {user_id!r}")
+        return _to_run(row)
+
+    def _list_runs(self, user_id: str) -> list[ch.RunRecord]:
+        rows = self._conn().execute("SELECT * FROM runs WHERE user_id = ? ORDER BY applied_at, "
+                                    "run_id", (user_id,)).fetchall()
+        return [_to_run(r) for r in rows]
+
+    def _counts(self, user_id: str) -> dict[str, int]:
+        conn = self._conn()
+        return {t: conn.execute(f"SELECT count(*) FROM {t} WHERE user_id = ?", (user_id,)).fetchone()[0]
+                for t in ("episodes", "memories", "versions", "entities", "edges", "runs")}
+
+    def list_users(self) -> list[str]:
+        rows = self._conn().execute(
+            "SELECT user_id FROM episodes UNION SELECT user_id FROM memories "
+            "UNION SELECT user_id FROM entities ORDER BY 1").fetchall()
+        return [r[0] for r in rows]
+
+
+def _select_in(conn: sqlite3.Connection, query: str, ids: list[str],
+               params: tuple = ()) -> Iterator[list[tuple]]:
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start:start + CHUNK]
+        yield conn.execute(query.format(", ".join("?" for _ in chunk)), (*params, *chunk)).fetchall()
+
+
+def _tx_sql(alias: str, known_at: datetime | None, all_versions: bool) -> tuple[str, list]:
+    if all_versions:
+        return "1 = 1", []
+    if known_at is None:
+        return f"{alias}tx_to = ?", [FAR]
+    known = to_micros(known_at)
+    return f"{alias}tx_from <= ? AND ? < {alias}tx_to", [known, known]
+
+
+def _filter_sql(flt: SearchFilter) -> tuple[str, list]:
+    where, params = _tx_sql("v.", flt.known_at, False)
+    clauses, params = ["v.user_id = ?", where], [flt.user_id, *params]
+    if flt.valid_at is not None:
+        valid = to_micros(flt.valid_at)
+        clauses.append("v.valid_from <= ? AND ? < v.valid_to")
+        params += [valid, valid]
+    for column, value in (("m.agent_id", flt.agent_id), ("m.session_id", flt.session_id)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    for column, values in (("m.kind", flt.kinds), ("v.status", flt.statuses)):
+        if values is not None:
+            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(list(values)))
+    return " AND ".join(clauses), params
+
+
+def _to_run(row: tuple) -> ch.RunRecord:
+    return ch.RunRecord(run_id=row[1], user_id=row[0], applied_at=from_micros(row[2]),
+                        journal=json.loads(row[3]), skipped=json.loads(row[4]))
