@@ -98,6 +98,8 @@ def change_refs(changes: ch.ChangeSet) -> set[Ref]:
 
 @dataclass(slots=True)
 class Plan:
+    """The operations to apply, already in apply order, and what was skipped."""
+
     operations: list[ch.Operation] = field(default_factory=list)
     skipped: list[ch.Skipped] = field(default_factory=list)
     journal: list[dict[str, Any]] = field(default_factory=list)
@@ -176,7 +178,7 @@ def _simulate(changes: ch.ChangeSet, state: dict[Ref, TargetState], now: datetim
             fail(ConflictError, index, f"{kind} id {rid!r} already exists")
         sim[(kind, rid)] = target
 
-    for index, op in enumerate(changes.operations):
+    for index, op in _in_apply_order(changes.operations):
         group = ch.group_of(op, index)
         if group in failed:
             plan.skipped.append(ch.Skipped(index, group, failed[group]))
@@ -240,12 +242,11 @@ _STAGES = {ch.AddEntity: 0, ch.AddMemory: 1, ch.AddVersion: 2, ch.AddEdge: 3, ch
 _REMOVAL_STAGES = {"edge": 7, "version": 8, "memory": 9, "entity": 9}
 
 
-def apply_order(operations: list[ch.Operation]) -> list[ch.Operation]:
-    """The order every backend applies a plan in: nodes before the edges that need them,
-    edge removals before node removals; stable within a stage, so batches stay in plan order."""
-    def stage(op: ch.Operation) -> int:
-        if isinstance(op, ch.RemoveCreated):
-            return _REMOVAL_STAGES[op.kind]
-        return _STAGES[type(op)]
+def _in_apply_order(operations: list[ch.Operation]) -> list[tuple[int, ch.Operation]]:
+    """(index, op) in the order a plan is checked and applied: nodes before the edges that need
+    them, edge removals before node removals; stable within a stage, so callers need not sort."""
+    def stage(item: tuple[int, ch.Operation]) -> int:
+        op = item[1]
+        return _REMOVAL_STAGES[op.kind] if isinstance(op, ch.RemoveCreated) else _STAGES[type(op)]
 
-    return sorted(operations, key=stage)
+    return sorted(enumerate(operations), key=stage)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import neo4j
 import numpy as np
@@ -41,7 +42,6 @@ from ..models import (
 from ..planning import (
     Ref,
     TargetState,
-    apply_order,
     batch_external_refs,
     batch_new_refs,
     change_refs,
@@ -62,6 +62,10 @@ class Neo4jStore(Store):
                  password: str | None = None, database: str | None = None,
                  connection_timeout: float = 5.0):
         self.url = url
+        try:
+            urlsplit(url).port  # raises on a port that is not a number
+        except ValueError as exc:
+            raise StoreConfigError(f"bad Neo4j URL {url!r}: {exc}") from None
         user = user or os.environ.get("NEO4J_USER") or os.environ.get("NEO4J_USERNAME")
         password = password if password is not None else os.environ.get("NEO4J_PASSWORD")
         self.database = database or os.environ.get("NEO4J_DATABASE") or None
@@ -217,7 +221,7 @@ class Neo4jStore(Store):
                 return receipt
             state = self._read_state(tx, change_refs(changes), lock=True)
             plan = plan_changes(changes, state, now, on_conflict)
-            self._apply_plan(tx, apply_order(plan.operations), state, now)
+            self._apply_plan(tx, plan.operations, state, now)
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
                 "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
                 "journal": json.dumps(plan.journal),

@@ -34,7 +34,6 @@ from ..models import (
 from ..planning import (
     Ref,
     TargetState,
-    apply_order,
     batch_external_refs,
     batch_new_refs,
     change_refs,
@@ -81,10 +80,7 @@ class SQLiteStore(Store):
         try:
             conn.executescript(resources.files(__package__).joinpath("schema.sql").read_text())
         except sqlite3.DatabaseError as exc:
-            raise StoreUnavailable(
-                f"{self.path} is not a usable dualmem SQLite store ({exc}); "
-                "point DUALMEM_STORE at another file or move this one away"
-            ) from None
+            raise StoreUnavailable(_unusable(self.path, exc)) from None
         self.dimension = self._settle_dimension(conn, dimension)
 
     # -- connections and transactions -----------------------------------------------------
@@ -99,7 +95,7 @@ class SQLiteStore(Store):
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
             except sqlite3.DatabaseError as exc:
-                raise StoreUnavailable(f"cannot open SQLite store {self.path}: {exc}") from None
+                raise StoreUnavailable(_unusable(self.path, exc)) from None
             self._local.conn = conn
             with self._lock:
                 self._connections.append(conn)
@@ -230,7 +226,7 @@ class SQLiteStore(Store):
                 return receipt
             state = self._read_state(conn, change_refs(changes))
             plan = plan_changes(changes, state, now, on_conflict)
-            for op in apply_order(plan.operations):
+            for op in plan.operations:
                 self._apply_op(conn, op, to_micros(now))
             conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (
                 changes.user_id, changes.run_id, to_micros(now), json.dumps(plan.journal),
@@ -449,6 +445,11 @@ class SQLiteStore(Store):
             "SELECT user_id FROM episodes UNION SELECT user_id FROM memories "
             "UNION SELECT user_id FROM entities ORDER BY 1").fetchall()
         return [r[0] for r in rows]
+
+
+def _unusable(path: Path, exc: Exception) -> str:
+    return (f"{path} is not a usable dualmem SQLite store ({exc}); "
+            "point DUALMEM_STORE at another file or move this one away")
 
 
 def _select_in(conn: sqlite3.Connection, query: str, ids: list[str],
