@@ -63,7 +63,7 @@ class Neo4jStore(Store):
                  connection_timeout: float = 5.0):
         self.url = url
         try:
-            urlsplit(url).port  # raises on a port that is not a number
+            _ = urlsplit(url).port  # raises on a port that is not a number
         except ValueError as exc:
             raise StoreConfigError(f"bad Neo4j URL {url!r}: {exc}") from None
         user = user or os.environ.get("NEO4J_USER") or os.environ.get("NEO4J_USERNAME")
