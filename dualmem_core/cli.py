@@ -1,0 +1,84 @@
+"""The ``dualmem`` command line. A thin shell: every action is a call into the library.
+
+Errors a user can cause print one line and exit non-zero; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import DualmemError
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    result = run_demo(args.store)
+    print(f"dualmem demo: {result.messages} messages written to {result.store_url}")
+    ms = sorted(result.write_ms)
+    print(f"write latency per message: median {statistics.median(ms):.1f} ms, max {ms[-1]:.1f} ms")
+    print("\n".join(result.lines))
+    return 0
+
+
+def _neo4j(args: argparse.Namespace) -> int:
+    from .local_neo4j import Neo4jUnavailable, main_start, main_stop
+
+    data = Path(args.data).expanduser()
+    try:
+        if args.action == "start":
+            main_start(data, args.port, args.foreground, heap=args.heap, pagecache=args.pagecache)
+            if not args.foreground:
+                print(f"stop it with: dualmem neo4j stop --data {data}", file=sys.stderr)
+        elif not main_stop(data):
+            return 1
+    except Neo4jUnavailable as exc:
+        raise DualmemError(str(exc)) from None
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dualmem", description=__doc__.splitlines()[0])
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="write a short conversation into a store and query it",
+                               description="Write the demo conversation into a store, then ask "
+                               "it questions now and in the past. Starts from a clean demo user.")
+    demo.add_argument("--store", help="store URL (default: an embedded demo file in the user's "
+                      "data directory; e.g. sqlite:///demo.db or bolt://127.0.0.1:7687)")
+    demo.set_defaults(run=_demo)
+
+    neo = commands.add_parser("neo4j", help="run a local Neo4j 5.26 (built from Maven Central)",
+                              description="Start or stop a local Neo4j Community 5.26 with Bolt "
+                              "on 127.0.0.1 and auth off: for development and the Dagster UI.")
+    neo.add_argument("action", choices=["start", "stop"])
+    neo.add_argument("--data", default=".dualmem/neo4j",
+                     help="data directory (default: .dualmem/neo4j)")
+    neo.add_argument("--port", type=int, default=7687, help="Bolt port (default: 7687)")
+    neo.add_argument("--foreground", action="store_true", help="run until Ctrl-C instead of detaching")
+    neo.add_argument("--heap", default="512m", help="JVM heap (default: 512m)")
+    neo.add_argument("--pagecache", default="128m", help="Neo4j page cache (default: 128m)")
+    neo.set_defaults(run=_neo4j)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except DualmemError as exc:
+        if args.debug:
+            raise
+        print(f"dualmem: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

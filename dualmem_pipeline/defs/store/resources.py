@@ -1,0 +1,39 @@
+"""The store as a Dagster resource: one client per run, opened at start and closed at the end."""
+
+
+from dagster import ConfigurableResource, InitResourceContext
+from pydantic import PrivateAttr
+
+from dualmem_core import Store, open_store
+from dualmem_core.store import DEFAULT_DIMENSION
+
+
+class StoreResource(ConfigurableResource):
+    """The memory graph. ``url`` empty means ``DUALMEM_STORE``, then the embedded default file.
+
+    Neo4j credentials come from ``NEO4J_USER``/``NEO4J_PASSWORD`` in the environment (or pass
+    ``password=EnvVar("NEO4J_PASSWORD")``), never from plain config, so they stay out of run
+    metadata and logs.
+    """
+
+    url: str = ""
+    dimension: int = DEFAULT_DIMENSION
+    user: str = ""
+    password: str = ""
+
+    _store: Store | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        options = {k: v for k, v in (("user", self.user), ("password", self.password)) if v}
+        self._store = open_store(self.url or None, dimension=self.dimension, **options)
+
+    def teardown_after_execution(self, context: InitResourceContext) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("StoreResource used outside a Dagster run")
+        return self._store
