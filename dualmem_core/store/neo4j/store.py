@@ -138,11 +138,17 @@ class Neo4jStore(Store):
 
     # -- shared steps ---------------------------------------------------------------------
 
-    def _read_state(self, tx: neo4j.ManagedTransaction, refs: set[Ref],
-                    lock: bool = False) -> dict[Ref, TargetState]:
+    def _read_state(self, tx: neo4j.ManagedTransaction, refs: set[Ref], lock: bool = False,
+                    edge_types: dict[str, EdgeType] | None = None) -> dict[Ref, TargetState]:
+        """Owner and guard fields of every referenced record that exists.
+
+        ``edge_types`` names the type of edges whose type is known, so they are looked up in
+        that type's index only instead of in all of them.
+        """
         by_kind: dict[str, list[str]] = defaultdict(list)
         for kind, rid in refs:
             by_kind[kind].append(rid)
+        edge_types = edge_types or {}
         # Writing a property takes the record's write lock for the rest of the transaction, so
         # nothing can change a target between this check and the change that depends on it.
         touch = "SET n.user_id = n.user_id " if lock else ""
@@ -150,9 +156,12 @@ class Neo4jStore(Store):
         for kind, ids in by_kind.items():
             if kind == "edge":
                 for edge_type in EdgeType:
+                    typed = [i for i in ids if edge_types.get(i, edge_type) == edge_type]
+                    if not typed:
+                        continue
                     result = tx.run(
                         f"UNWIND $ids AS id MATCH ()-[n:{edge_type.value} {{id: id}}]->() {touch}"
-                        "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t", ids=ids)
+                        "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t", ids=typed)
                     for r in result:
                         state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]),
                                                              edge_type=edge_type.value)
@@ -199,7 +208,8 @@ class Neo4jStore(Store):
     def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
                         now: datetime) -> None:
         wanted, new = batch_external_refs(batch), batch_new_refs(batch)
-        state = self._read_state(tx, wanted | new)
+        state = self._read_state(tx, wanted | new,
+                                 edge_types={e.id: EdgeType(e.type) for e in batch.edges})
         check_batch_refs(user_id, state, wanted, new & state.keys())
         for table in ("episodes", "entities", "memories", "versions", "edges"):
             self._insert_rows(tx, table, getattr(batch, table), now)
