@@ -21,6 +21,8 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE CONSTRAINT dualmem_meta_key IF NOT EXISTS FOR (n:DualmemMeta) REQUIRE n.key IS UNIQUE",
         "CREATE INDEX episode_user_source IF NOT EXISTS FOR (n:Episode) ON (n.user_id, n.source_id)",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
+        "CREATE INDEX episode_user IF NOT EXISTS FOR (n:Episode) ON (n.user_id)",
+        "CREATE INDEX version_user IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id)",
         "CREATE INDEX entity_user IF NOT EXISTS FOR (n:Entity) ON (n.user_id)",
         "CREATE INDEX editor_run_user IF NOT EXISTS FOR (n:EditorRun) ON (n.user_id)",
         "CREATE INDEX version_user_memory IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.memory_id)",
