@@ -26,18 +26,14 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _neo4j(args: argparse.Namespace) -> int:
-    from .local_neo4j import Neo4jUnavailable, main_start, main_stop
+    from .local_neo4j import main_start, main_stop
 
     data = Path(args.data).expanduser()
-    try:
-        if args.action == "start":
-            main_start(data, args.port, args.foreground, heap=args.heap, pagecache=args.pagecache)
-            if not args.foreground:
-                print(f"stop it with: dualmem neo4j stop --data {data}", file=sys.stderr)
-        elif not main_stop(data):
-            return 1
-    except Neo4jUnavailable as exc:
-        raise DualmemError(str(exc)) from None
+    if args.action == "stop":
+        return 0 if main_stop(data) else 1
+    main_start(data, args.port, args.foreground, heap=args.heap, pagecache=args.pagecache)
+    if not args.foreground:
+        print(f"stop it with: dualmem neo4j stop --data {data}", file=sys.stderr)
     return 0
 
 
@@ -49,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="write a short conversation into a store and query it",
                                description="Write the demo conversation into a store, then ask "
                                "it questions now and in the past. Starts from a clean demo user.")
-    demo.add_argument("--store", help="store URL (default: an embedded demo file in the user's "
-                      "data directory; e.g. sqlite:///demo.db or bolt://127.0.0.1:7687)")
+    demo.add_argument("--store", help="store URL (default: DUALMEM_STORE, else an embedded demo "
+                      "file in the user's data directory); e.g. sqlite:///demo.db or "
+                      "bolt://127.0.0.1:7687. Only the demo user's memories are replaced.")
     demo.set_defaults(run=_demo)
 
     neo = commands.add_parser("neo4j", help="run a local Neo4j 5.26 (built from Maven Central)",

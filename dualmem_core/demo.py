@@ -8,6 +8,7 @@ that point-in-time queries show the bitemporal model at work.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from .providers import HashingEmbedder
 from .store import (
+    ENV_STORE,
     Edge,
     EdgeType,
     Episode,
@@ -52,7 +54,8 @@ def load_messages(path: Path = FIXTURE) -> list[dict]:
 
 
 def run_demo(url: str | None = None, fixture: Path = FIXTURE) -> DemoResult:
-    url = url or default_demo_url()
+    # Same rule as open_store, but the last resort is a demo file, not the user's memory.
+    url = url or os.environ.get(ENV_STORE, "").strip() or default_demo_url()
     embedder = HashingEmbedder()
     with open_store(url, dimension=embedder.dimension) as store:
         store.delete_user(DEMO_USER)  # the demo starts from a clean slate, whatever the store
