@@ -15,9 +15,10 @@ from datetime import datetime
 
 import numpy as np
 
-from ..errors import TenantViolation
+from ..errors import InvalidInput, TenantViolation
 from ..timeutil import require_aware, utcnow
 from . import changes as ch
+from .forgetting import ForgetReceipt
 from .models import (
     Edge,
     EdgeType,
@@ -74,6 +75,23 @@ class Store(ABC):
                 raise TenantViolation(f"the graph of user {graph.user_id!r} holds records of {others}")
             check_batch(batch, self.dimension)
         self._import_graph(graph.user_id, batch, replace)
+
+    def forget(self, user_id: str, *, source_ids: Sequence[str] = (), episode_ids: Sequence[str] = (),
+               memory_ids: Sequence[str] = ()) -> ForgetReceipt:
+        """Delete episodes (by the caller's source ids or by id) and what came only from them,
+        and the given memories, with every version, edge and index entry; returns a receipt.
+
+        Memories that also came from other episodes lose only that provenance. Entities that
+        only deleted memories mentioned go too, and run journals forget the deleted ids.
+        """
+        check_user_id(user_id)
+        for name, ids in (("source_ids", source_ids), ("episode_ids", episode_ids),
+                          ("memory_ids", memory_ids)):
+            if isinstance(ids, str) or not all(isinstance(i, str) and i for i in ids):
+                raise InvalidInput(f"{name} must be a list of non-empty strings, got {ids!r}")
+        if not (source_ids or episode_ids or memory_ids):
+            return ForgetReceipt(user_id)
+        return self._forget(user_id, list(source_ids), list(episode_ids), list(memory_ids))
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything stored for one user; returns how many records of each kind went."""
@@ -175,6 +193,9 @@ class Store(ABC):
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None: ...
     @abstractmethod
     def _delete_user(self, user_id: str) -> dict[str, int]: ...
+    @abstractmethod
+    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
+                memory_ids: list[str]) -> ForgetReceipt: ...
     @abstractmethod
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]: ...
     @abstractmethod

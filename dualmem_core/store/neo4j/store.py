@@ -26,6 +26,7 @@ from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, S
 from ...timeutil import FAR_FUTURE, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
+from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
 from ..models import (
     EDGE_ENDPOINTS,
     Edge,
@@ -291,6 +292,51 @@ class Neo4jStore(Store):
             self._checked_insert(tx, user_id, batch, utcnow())
 
         self._run(work)
+
+    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
+                memory_ids: list[str]) -> ForgetReceipt:
+        def work(tx: neo4j.ManagedTransaction) -> ForgetReceipt:
+            episodes = {r["id"] for r in tx.run(
+                "MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources RETURN e.id AS id "
+                "UNION MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user RETURN e.id AS id",
+                user=user_id, sources=source_ids, ids=episode_ids)}
+            explicit = {r["id"] for r in tx.run(
+                "MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user RETURN m.id AS id",
+                ids=memory_ids, user=user_id)}
+
+            def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
+                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[EdgeType(edge_type)])
+                end = "a" if side == "src" else "b"
+                return [(r["a"], r["b"]) for r in tx.run(
+                    f"MATCH (a:{src})-[r:{edge_type}]->(b:{dst}) WHERE {end}.id IN $ids "
+                    "AND r.user_id = $user RETURN a.id AS a, b.id AS b", ids=list(ids), user=user_id)]
+
+            memories, entities, kept = select_forgotten(episodes, explicit, pairs)
+            receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
+                                    kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
+            for edge_type in EdgeType:
+                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
+                for end in ("a", "b"):
+                    receipt.edges += tx.run(
+                        f"MATCH (a:{src})-[r:{edge_type.value}]->(b:{dst}) WHERE {end}.id IN $ids "
+                        "AND r.user_id = $user DELETE r RETURN count(r) AS c",
+                        ids=receipt.memory_ids + receipt.entity_ids + receipt.episode_ids,
+                        user=user_id).single()["c"]
+            receipt.versions = tx.run(
+                "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids "
+                "DETACH DELETE v RETURN count(v) AS c", user=user_id, ids=receipt.memory_ids).single()["c"]
+            for label, ids in (("Memory", receipt.memory_ids), ("Entity", receipt.entity_ids),
+                               ("Episode", receipt.episode_ids)):
+                tx.run(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.user_id = $user DETACH DELETE n",
+                       ids=ids, user=user_id).consume()
+            for r in tx.run("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN r.key AS key, "
+                            "r.journal AS journal", user=user_id).data():
+                journal = redact_journal(json.loads(r["journal"]), receipt.deleted_ids)
+                tx.run("MATCH (r:EditorRun {key: $key}) SET r.journal = $journal", key=r["key"],
+                       journal=json.dumps(journal)).consume()
+            return receipt
+
+        return self._run(work)
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
         return self._run(_delete_rows, user_id)

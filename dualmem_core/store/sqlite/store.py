@@ -19,6 +19,7 @@ from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailabl
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
+from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
 from ..models import (
     Edge,
     EdgeType,
@@ -94,6 +95,8 @@ class SQLiteStore(Store):
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
+                # Forgotten data is overwritten in the file, not left behind in free pages.
+                conn.execute("PRAGMA secure_delete=ON")
             except sqlite3.DatabaseError as exc:
                 raise StoreUnavailable(_unusable(self.path, exc)) from None
             self._local.conn = conn
@@ -281,6 +284,52 @@ class SQLiteStore(Store):
             self._checked_insert(conn, user_id, batch, to_micros(utcnow()))
             self._bump(conn, user_id)
         self._drop_cache(user_id)
+
+    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
+                memory_ids: list[str]) -> ForgetReceipt:
+        with self._tx() as conn:
+            def ids_in(sql: str, *params: object) -> list[str]:
+                return [r[0] for r in conn.execute(sql, params).fetchall()]
+
+            episodes = set(ids_in(
+                "SELECT id FROM episodes WHERE user_id = ? AND (source_id IN (SELECT value FROM "
+                "json_each(?)) OR id IN (SELECT value FROM json_each(?)))",
+                user_id, json.dumps(source_ids), json.dumps(episode_ids)))
+            explicit = set(ids_in("SELECT id FROM memories WHERE user_id = ? AND id IN "
+                                  "(SELECT value FROM json_each(?))", user_id, json.dumps(memory_ids)))
+
+            def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
+                column = "src_id" if side == "src" else "dst_id"
+                return conn.execute(
+                    f"SELECT src_id, dst_id FROM edges WHERE user_id = ? AND type = ? AND {column} "
+                    "IN (SELECT value FROM json_each(?))", (user_id, edge_type, json.dumps(list(ids)))
+                ).fetchall()
+
+            memories, entities, kept = select_forgotten(episodes, explicit, pairs)
+            receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
+                                    kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
+            gone = json.dumps(sorted(episodes | memories | entities))
+            receipt.edges = conn.execute(
+                "DELETE FROM edges WHERE user_id = ? AND (src_id IN (SELECT value FROM json_each(?)) "
+                "OR dst_id IN (SELECT value FROM json_each(?)))", (user_id, gone, gone)).rowcount
+            receipt.versions = conn.execute(
+                "DELETE FROM versions WHERE user_id = ? AND memory_id IN (SELECT value FROM json_each(?))",
+                (user_id, gone)).rowcount
+            for table in ("memories", "entities", "episodes"):
+                conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND id IN "
+                             "(SELECT value FROM json_each(?))", (user_id, gone))
+            for run_id, journal in conn.execute("SELECT run_id, journal FROM runs WHERE user_id = ?",
+                                                (user_id,)).fetchall():
+                kept_entries = redact_journal(json.loads(journal), receipt.deleted_ids)
+                conn.execute("UPDATE runs SET journal = ? WHERE user_id = ? AND run_id = ?",
+                             (json.dumps(kept_entries), user_id, run_id))
+            # FTS5 only marks deleted rows until its segments merge; merge now so the
+            # forgotten words leave the index, then checkpoint so the WAL drops old pages.
+            conn.execute("INSERT INTO versions_fts (versions_fts) VALUES ('optimize')")
+            self._bump(conn, user_id)
+        self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._drop_cache(user_id)
+        return receipt
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
         with self._tx() as conn:

@@ -1,0 +1,50 @@
+"""What a forget removes: shared by both backends, so both delete exactly the same records.
+
+Forgetting episodes removes them, the memories that came only from them (every version and
+edge), and the entities that only those memories mentioned. A memory that also came from an
+episode that stays loses only the forgotten provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# (edge type, side, ids) -> (src, dst) pairs of that type whose ``side`` end is in ids,
+# open and closed edges alike.
+EdgePairs = Callable[[str, str, set[str]], list[tuple[str, str]]]
+
+
+@dataclass(slots=True)
+class ForgetReceipt:
+    """What a forget deleted, by id, so a caller can show or log proof of deletion."""
+
+    user_id: str
+    episode_ids: list[str] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)
+    entity_ids: list[str] = field(default_factory=list)
+    versions: int = 0
+    edges: int = 0
+    kept_memory_ids: list[str] = field(default_factory=list)  # lost provenance, still stored
+    source_ids: list[str] = field(default_factory=list)
+
+    @property
+    def deleted_ids(self) -> set[str]:
+        return {*self.episode_ids, *self.memory_ids, *self.entity_ids}
+
+
+def select_forgotten(episodes: set[str], memories: set[str],
+                     pairs: EdgePairs) -> tuple[set[str], set[str], set[str]]:
+    """(memories to delete, entities to delete, memories that only lose provenance)."""
+    derived = pairs("FROM", "dst", episodes)
+    candidates = {m for m, _ in derived}
+    other_sources = {m for m, ep in pairs("FROM", "src", candidates) if ep not in episodes}
+    gone = (candidates - other_sources) | memories
+    mentioned = {e for _, e in pairs("MENTIONS", "src", gone)}
+    still_mentioned = {e for m, e in pairs("MENTIONS", "dst", mentioned) if m not in gone}
+    return gone, mentioned - still_mentioned, candidates & other_sources - memories
+
+
+def redact_journal(journal: list[dict], deleted: set[str]) -> list[dict]:
+    """A run journal without the entries about deleted records (ids are personal data too)."""
+    return [entry for entry in journal if entry.get("id") not in deleted]
