@@ -225,13 +225,26 @@ class Store(ABC):
     def _counts(self, user_id: str) -> dict[str, int]: ...
 
 
+# Function words match nearly every memory: they add nothing to BM25's ranking but make the
+# index walk every row, so a query drops them (unless it has nothing else).
+STOPWORDS = frozenset("""
+a an the and or but if then so of to in on at by for with from about as into over after before
+is am are was were be been being do does did doing have has had having will would shall should
+can could may might must i me my mine we us our you your he him his she her it its they them
+their this that these those what which who whom whose when where why how there here not no
+just very too also any some all each than such only own same s t don isn
+""".split())
+
+
 def query_terms(query: str) -> list[str]:
-    """Words of a search query, lower-cased, deduplicated; punctuation and operators dropped.
+    """Words of a search query, lower-cased, deduplicated, function words dropped.
 
     Both backends quote each word in their own query syntax, so text that looks like FTS5 or
     Lucene syntax (quotes, AND, wildcards, field:value) is only ever searched as plain words.
     """
-    return list(dict.fromkeys(re.findall(r"\w+", query.casefold())))[:MAX_QUERY_TERMS]
+    words = list(dict.fromkeys(re.findall(r"\w+", query.casefold())))
+    content = [w for w in words if w not in STOPWORDS]
+    return (content or words)[:MAX_QUERY_TERMS]
 
 
 def rank_neighbours(rows: list[tuple[str, str]], seeds_of: dict[str, tuple[str, ...]],
