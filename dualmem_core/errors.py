@@ -36,3 +36,24 @@ class NotFound(DualmemError, KeyError):
 
 class TenantViolation(DualmemError):
     """A write or change tried to cross from one user's data into another's."""
+
+
+class ProviderError(DualmemError):
+    """A model provider (LLM or embedder) could not be reached, refused the request, or answered
+    with something unusable (not JSON, the wrong shape, the wrong number or length of vectors)."""
+
+
+class ProviderConfigError(ProviderError):
+    """The provider settings are wrong or incomplete (unknown embedder, missing API key, bad mode)."""
+
+
+class CacheMiss(DualmemError):
+    """Replay mode needed a model reply or vector that was never recorded.
+
+    Deliberately not a ``ProviderError``: code that tolerates a flaky provider must not also
+    swallow a replay miss, which means the recordings are out of date.
+    """
+
+
+class CacheError(DualmemError):
+    """The provider cache file, or a recording being imported, is unreadable or inconsistent."""

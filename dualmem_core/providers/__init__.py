@@ -1,5 +1,41 @@
-"""Model providers (embedders, later LLMs) behind small interfaces."""
+"""Model providers (embedders and LLMs) behind small interfaces, with a shared replayable cache.
 
-from .embedding import Embedder, HashingEmbedder
+See ``config.py`` for the environment variables, ``cache.py`` for the cache modes.
+"""
 
-__all__ = ["Embedder", "HashingEmbedder"]
+from .cache import CacheMode, CacheStats, ProviderCache, cache_key, text_hash
+from .config import ProviderConfig, default_cache_path, make_embedder, make_llm, open_cache
+from .embedding import (
+    CachedEmbedder,
+    Embedder,
+    HashingEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+)
+from .llm import LLM, CachedLLM, LLMReply, OpenAILLM, Usage, UsageMeter, check_schema, validate
+
+__all__ = [
+    "LLM",
+    "CacheMode",
+    "CacheStats",
+    "CachedEmbedder",
+    "CachedLLM",
+    "Embedder",
+    "HashingEmbedder",
+    "LLMReply",
+    "OpenAIEmbedder",
+    "OpenAILLM",
+    "ProviderCache",
+    "ProviderConfig",
+    "SentenceTransformerEmbedder",
+    "Usage",
+    "UsageMeter",
+    "cache_key",
+    "check_schema",
+    "default_cache_path",
+    "make_embedder",
+    "make_llm",
+    "open_cache",
+    "text_hash",
+    "validate",
+]

