@@ -58,8 +58,12 @@ def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
     store.get_run(user, "plan-run")
     store.list_runs(user)
     store.counts(user)
+    store.find_entities(user, ["alice"])
+    store.list_facts(SearchFilter(user, valid_at=at(3)), predicates=["lives_in"])
+    store.memory_owner(mem.id)
     graph = store.export_graph(user)
     store.import_graph(graph, replace=True)
+    store.forget(user, source_ids=["nothing"], memory_ids=[other.id])
     monkeypatch.undo()
 
     assert len(seen) > 20

@@ -317,3 +317,35 @@ def test_record_access_and_content_hash(store, user):
 def test_empty_batch_is_a_no_op(store, user):
     store.write(WriteBatch())
     assert store.counts(user)["memories"] == 0
+
+
+def test_find_entities_by_name_and_alias(store, user, other_user):
+    b = Builder(user)
+    bob = b.entity("Robert  Smith", aliases=("Bob", "Bobby"))
+    b.entity("Lyon", "place")
+    store.write(b.batch)
+    Builder(other_user, store_batch := Builder(other_user).batch).entity("Bob")
+    store.write(store_batch)
+    assert [e.id for e in store.find_entities(user, ["bob"])] == [bob.id]
+    assert [e.id for e in store.find_entities(user, ["ROBERT smith", "bobby"])] == [bob.id]
+    assert store.find_entities(user, ["Rob", "  "]) == []
+
+
+def test_list_facts_and_memory_owner(store, user):
+    b = Builder(user)
+    old, _ = b.memory("lives in Seattle", vec(1), valid_from=at(1), valid_to=at(3),
+                      subject="user", predicate="lives_in", object="Seattle")
+    new, _ = b.memory("lives in Portland", vec(1), valid_from=at(3),
+                      subject="user", predicate="lives_in", object="Portland")
+    b.memory("likes tea", vec(1), subject="user", predicate="likes", object="tea")
+    b.memory("an observation without a triple", vec(1), kind="observation")
+    store.write(b.batch)
+    assert [h.memory.id for h in store.list_facts(SearchFilter(user, valid_at=at(4)),
+                                                  predicates=["lives_in"])] == [new.id]
+    objects = [h.version.object for h in store.list_facts(SearchFilter(user))]
+    assert objects[0] == "Portland" and sorted(objects[1:]) == ["Seattle", "tea"]  # latest first
+    assert store.memory_owner(old.id) == user
+    from dualmem_core import NotFound
+
+    with pytest.raises(NotFound):
+        store.memory_owner("mem_missing")

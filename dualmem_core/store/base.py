@@ -22,6 +22,7 @@ from .forgetting import ForgetReceipt
 from .models import (
     Edge,
     EdgeType,
+    Entity,
     Episode,
     Memory,
     MemoryVersion,
@@ -30,6 +31,7 @@ from .models import (
     SearchHit,
     UserGraph,
     WriteBatch,
+    normalize_text,
 )
 from .planning import validate_changes
 from .validate import check_batch, check_filter, check_k, check_text, check_user_id, check_vector
@@ -154,6 +156,26 @@ class Store(ABC):
         check_user_id(user_id)
         return self._find_by_content_hash(user_id, list(hashes)) if hashes else []
 
+    def find_entities(self, user_id: str, names: Sequence[str]) -> list[Entity]:
+        """Entities whose name or an alias equals one of ``names``, ignoring case and spacing."""
+        check_user_id(user_id)
+        keys = sorted({normalize_text(n) for n in names if isinstance(n, str) and n.strip()})
+        return self._find_entities(user_id, keys) if keys else []
+
+    def list_facts(self, flt: SearchFilter, *, predicates: Sequence[str] | None = None,
+                   limit: int = 1000) -> list[SearchHit]:
+        """Versions with a structured predicate that the filter admits, latest valid_from first.
+
+        Unranked (score 0): what a profile or an Editor stage reads, not a search.
+        """
+        check_filter(flt)
+        return self._list_facts(flt, list(predicates) if predicates else None, check_k(limit))
+
+    def memory_owner(self, memory_id: str) -> str:
+        """The user a memory belongs to (ids are unguessable, so holding one is the capability)."""
+        check_text(memory_id, "memory_id")
+        return self._memory_owner(memory_id)
+
     def export_graph(self, user_id: str) -> UserGraph:
         """Every record of one user, open and closed: the input of a snapshot."""
         return self._export_graph(check_user_id(user_id))
@@ -217,6 +239,12 @@ class Store(ABC):
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]: ...
     @abstractmethod
     def _export_graph(self, user_id: str) -> UserGraph: ...
+    @abstractmethod
+    def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]: ...
+    @abstractmethod
+    def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]: ...
+    @abstractmethod
+    def _memory_owner(self, memory_id: str) -> str: ...
     @abstractmethod
     def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord: ...
     @abstractmethod

@@ -136,6 +136,11 @@ class Entity:
     created_by: str = WRITER
 
 
+def entity_keys(entity: Entity) -> list[str]:
+    """The normalised name and aliases an entity is found by."""
+    return sorted({normalize_text(n) for n in (entity.name, *entity.aliases) if n.strip()})
+
+
 @dataclass(slots=True)
 class Edge:
     """A typed, stamped link; closing it sets ``tx_to`` rather than deleting it."""

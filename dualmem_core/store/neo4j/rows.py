@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...timeutil import FAR_FUTURE
-from ..models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion
+from ..models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, entity_keys
 
 
 def user_key(user_id: str) -> str:
@@ -53,7 +53,7 @@ def version_row(v: MemoryVersion, now: datetime) -> dict:
 def entity_props(e: Entity, now: datetime) -> dict:
     return {"id": e.id, "user_id": e.user_id, "name": e.name, "type": e.type,
             "aliases": list(e.aliases), "created_at": e.created_at or now,
-            "created_by": e.created_by}
+            "created_by": e.created_by, "keys": entity_keys(e)}
 
 
 def edge_row(e: Edge, now: datetime) -> dict:

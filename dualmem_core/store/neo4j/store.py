@@ -31,6 +31,7 @@ from ..models import (
     EDGE_ENDPOINTS,
     Edge,
     EdgeType,
+    Entity,
     Episode,
     Memory,
     MemoryVersion,
@@ -461,6 +462,28 @@ class Neo4jStore(Store):
         graph = self._run(work, write=False)
         graph.edges = sorted(self._get_edges(user_id, None, None, None, True), key=lambda e: e.id)
         return graph
+
+    def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
+        return self._read("MATCH (e:Entity) WHERE e.user_id = $user AND any(k IN e.keys WHERE k IN $keys) "
+                          "RETURN properties(e) AS n ORDER BY e.created_at, e.id", R.to_entity,
+                          user=user_id, keys=keys)
+
+    def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
+        where, params = _filter_cypher(flt)
+        wanted = "v.predicate IS NOT NULL" if predicates is None else "v.predicate IN $predicates"
+        return self._search(
+            f"MATCH (v:MemoryVersion) WHERE {where['v']} AND {wanted} "
+            f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+            "RETURN properties(v) AS v, properties(m) AS m, 0.0 AS score "
+            "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit",
+            params | {"predicates": predicates, "limit": limit})
+
+    def _memory_owner(self, memory_id: str) -> str:
+        owners = self._run(lambda tx: [r["u"] for r in tx.run(
+            "MATCH (m:Memory {id: $id}) RETURN m.user_id AS u", id=memory_id)], write=False)
+        if not owners:
+            raise NotFound(f"no memory {memory_id!r} in {self.url}")
+        return owners[0]
 
     def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
         runs = self._read("MATCH (r:EditorRun {key: $key}) RETURN properties(r) AS n", _to_run,

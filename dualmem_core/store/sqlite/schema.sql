@@ -77,6 +77,15 @@ CREATE TABLE IF NOT EXISTS entities (
 );
 CREATE INDEX IF NOT EXISTS entities_by_user ON entities (user_id);
 
+-- Normalised name and aliases of each entity, so a lookup by name is an index seek.
+CREATE TABLE IF NOT EXISTS entity_keys (
+    user_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    entity_id TEXT NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, key, entity_id)
+);
+CREATE INDEX IF NOT EXISTS entity_keys_by_entity ON entity_keys (entity_id);
+
 CREATE TABLE IF NOT EXISTS edges (
     rid INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,

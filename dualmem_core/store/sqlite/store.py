@@ -23,6 +23,7 @@ from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
 from ..models import (
     Edge,
     EdgeType,
+    Entity,
     Episode,
     Memory,
     MemoryVersion,
@@ -31,6 +32,7 @@ from ..models import (
     SearchHit,
     UserGraph,
     WriteBatch,
+    entity_keys,
 )
 from ..planning import (
     Ref,
@@ -164,6 +166,9 @@ class SQLiteStore(Store):
             conn.executemany(
                 f"INSERT INTO {table} ({columns}) VALUES ({R.placeholders(columns)})",
                 [to_row(r, now) for r in records])
+        if table == "entities":
+            conn.executemany("INSERT OR IGNORE INTO entity_keys VALUES (?, ?, ?)",
+                             [(e.user_id, key, e.id) for e in records for key in entity_keys(e)])
 
     def _insert_batch(self, conn: sqlite3.Connection, batch: WriteBatch, now: int) -> None:
         for table in ("episodes", "entities", "memories", "versions", "edges"):
@@ -341,6 +346,7 @@ class SQLiteStore(Store):
     @staticmethod
     def _delete_rows(conn: sqlite3.Connection, user_id: str) -> dict[str, int]:
         counts = {}
+        conn.execute("DELETE FROM entity_keys WHERE user_id = ?", (user_id,))
         for table in ("edges", "versions", "memories", "entities", "episodes", "runs"):
             counts[table] = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
         return counts
@@ -471,6 +477,32 @@ class SQLiteStore(Store):
                                     "WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
                 setattr(graph, table, [convert(r) for r in rows])
         return graph
+
+    def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
+        rows = self._conn().execute(
+            f"SELECT DISTINCT {R.prefixed(R.ENTITY_COLUMNS, 'e')} FROM entity_keys k "
+            "JOIN entities e ON e.id = k.entity_id WHERE k.user_id = ? "
+            "AND k.key IN (SELECT value FROM json_each(?)) ORDER BY e.created_at, e.id",
+            (user_id, json.dumps(keys))).fetchall()
+        return [R.to_entity(r) for r in rows]
+
+    def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
+        where, params = _filter_sql(flt)
+        if predicates is None:
+            where += " AND v.predicate IS NOT NULL"
+        else:
+            where += " AND v.predicate IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(predicates))
+        rows = self._conn().execute(
+            f"SELECT v.rid FROM versions v JOIN memories m ON m.id = v.memory_id WHERE {where} "
+            "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT ?", (*params, limit)).fetchall()
+        return self._hits([(rid, 0.0) for (rid,) in rows])
+
+    def _memory_owner(self, memory_id: str) -> str:
+        row = self._conn().execute("SELECT user_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory {memory_id!r} in {self.url}")
+        return row[0]
 
     def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
         row = self._conn().execute("SELECT * FROM runs WHERE user_id = ? AND run_id = ?",
