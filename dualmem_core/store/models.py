@@ -112,6 +112,7 @@ class MemoryVersion:
     confidence: float = 0.5
     salience: float = 0.5
     status: str = "active"  # "active" | "superseded" | "duplicate" | ...
+    negated: bool = False  # the triple holds with negative polarity ("does not eat meat")
     valid_to: datetime = FAR_FUTURE
     tx_from: datetime | None = None  # the store's clock when None
     tx_to: datetime = FAR_FUTURE

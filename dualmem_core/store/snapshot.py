@@ -30,6 +30,8 @@ def _arrow_type(table: str, name: str, dimension: int) -> pa.DataType:
         return pa.float64()
     if name == "access_count":
         return pa.int64()
+    if name == "negated":
+        return pa.bool_()
     return pa.string()
 
 

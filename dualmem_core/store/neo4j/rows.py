@@ -43,7 +43,8 @@ def version_row(v: MemoryVersion, now: datetime) -> dict:
     props = {"id": v.id, "memory_id": v.memory_id, "user_id": v.user_id,
              "user_key": user_key(v.user_id), "text": v.text, "subject": v.subject,
              "predicate": v.predicate, "object": v.object, "confidence": float(v.confidence),
-             "salience": float(v.salience), "status": v.status, "valid_from": v.valid_from,
+             "salience": float(v.salience), "status": v.status, "negated": bool(v.negated),
+             "valid_from": v.valid_from,
              "valid_to": v.valid_to, "tx_from": v.tx_from or now, "tx_to": v.tx_to,
              "created_by": v.created_by, "content_hash": v.content_hash}
     embedding = None if v.embedding is None else np.asarray(v.embedding, np.float32).tolist()
@@ -86,6 +87,7 @@ def to_version(p: dict) -> MemoryVersion:
         embedding=None if vector is None else np.asarray(vector, dtype=np.float32),
         subject=p.get("subject"), predicate=p.get("predicate"), object=p.get("object"),
         confidence=p["confidence"], salience=p["salience"], status=p["status"],
+        negated=bool(p.get("negated", False)),
         valid_from=native(p["valid_from"]), valid_to=native(p["valid_to"]),
         tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]), created_by=p["created_by"],
         content_hash=p["content_hash"])

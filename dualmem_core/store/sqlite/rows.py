@@ -16,7 +16,7 @@ EPISODE_COLUMNS = ("id, user_id, text, observed_at, source_id, speaker, role, ag
 MEMORY_COLUMNS = ("id, user_id, kind, agent_id, session_id, created_at, created_by, "
                   "review_state, access_count, last_accessed_at")
 VERSION_COLUMNS = ("id, memory_id, user_id, text, embedding, subject, predicate, object, "
-                   "confidence, salience, status, valid_from, valid_to, tx_from, tx_to, "
+                   "confidence, salience, status, negated, valid_from, valid_to, tx_from, tx_to, "
                    "created_by, content_hash")
 ENTITY_COLUMNS = "id, user_id, name, type, aliases, created_at, created_by"
 EDGE_COLUMNS = "id, user_id, type, src_id, dst_id, props, created_by, tx_from, tx_to"
@@ -52,7 +52,7 @@ def memory_row(m: Memory, now: int) -> tuple:
 def version_row(v: MemoryVersion, now: int) -> tuple:
     blob = None if v.embedding is None else np.asarray(v.embedding, dtype=np.float32).tobytes()
     return (v.id, v.memory_id, v.user_id, v.text, blob, v.subject, v.predicate, v.object,
-            float(v.confidence), float(v.salience), v.status, to_micros(v.valid_from),
+            float(v.confidence), float(v.salience), v.status, int(bool(v.negated)), to_micros(v.valid_from),
             to_micros(v.valid_to), _t(v.tx_from, now), to_micros(v.tx_to), v.created_by,
             v.content_hash)
 
@@ -84,9 +84,10 @@ def to_version(r: sqlite3.Row | tuple) -> MemoryVersion:
     vector = None if r[4] is None else np.frombuffer(r[4], dtype=np.float32)
     return MemoryVersion(id=r[0], memory_id=r[1], user_id=r[2], text=r[3], embedding=vector,
                          subject=r[5], predicate=r[6], object=r[7], confidence=r[8],
-                         salience=r[9], status=r[10], valid_from=from_micros(r[11]),
-                         valid_to=from_micros(r[12]), tx_from=from_micros(r[13]),
-                         tx_to=from_micros(r[14]), created_by=r[15], content_hash=r[16])
+                         salience=r[9], status=r[10], negated=bool(r[11]),
+                         valid_from=from_micros(r[12]), valid_to=from_micros(r[13]),
+                         tx_from=from_micros(r[14]), tx_to=from_micros(r[15]), created_by=r[16],
+                         content_hash=r[17])
 
 
 def to_entity(r: sqlite3.Row | tuple) -> Entity:

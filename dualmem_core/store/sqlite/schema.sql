@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS versions (
     confidence REAL NOT NULL,
     salience REAL NOT NULL,
     status TEXT NOT NULL,
+    negated INTEGER NOT NULL DEFAULT 0,
     valid_from INTEGER NOT NULL,
     valid_to INTEGER NOT NULL,
     tx_from INTEGER NOT NULL,

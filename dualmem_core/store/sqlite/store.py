@@ -47,6 +47,7 @@ from . import rows as R
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+SCHEMA_VERSION = 1  # bump with any change to schema.sql that old files lack
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
            "memories": (R.MEMORY_COLUMNS, R.memory_row),
@@ -84,6 +85,7 @@ class SQLiteStore(Store):
             conn.executescript(resources.files(__package__).joinpath("schema.sql").read_text())
         except sqlite3.DatabaseError as exc:
             raise StoreUnavailable(_unusable(self.path, exc)) from None
+        self._check_schema_version(conn)
         self.dimension = self._settle_dimension(conn, dimension)
 
     # -- connections and transactions -----------------------------------------------------
@@ -123,6 +125,14 @@ class SQLiteStore(Store):
                 raise StoreUnavailable(f"SQLite store {self.path}: {exc}; nothing was written") from None
             raise
         conn.execute("COMMIT")
+
+    def _check_schema_version(self, conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        found = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        if found != SCHEMA_VERSION:
+            raise StoreConfigError(
+                f"{self.path} has store schema {found}, this dualmem expects {SCHEMA_VERSION}; "
+                "export it with the dualmem that wrote it, or start a new file")
 
     def _settle_dimension(self, conn: sqlite3.Connection, wanted: int | None) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
