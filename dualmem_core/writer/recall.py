@@ -1,0 +1,119 @@
+"""Hybrid recall: vector and full-text top-k under the same filter, one hop through shared
+entities, fused by ``scoring``. No model call on this path beyond embedding the query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from ..store import EdgeType, SearchFilter, SearchHit, Store
+from ..store.base import query_terms
+from ..timeutil import utcnow
+from . import scoring
+from .results import Hit
+
+SEEDS = 5  # best hits whose entities are expanded
+HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded
+
+
+@dataclass(slots=True)
+class _Candidate:
+    hit: SearchHit
+    signals: scoring.Signals = field(default_factory=scoring.Signals)
+
+
+def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
+    depth = max(4 * k, 20)
+    lists = [store.vector_search(query_vector, flt, depth)]
+    lists.append(store.text_search(query, flt, depth) if query_terms(query) else [])
+    candidates: dict[str, _Candidate] = {}
+    for list_index, hits in enumerate(lists):
+        for rank, hit in enumerate(hits, 1):
+            cand = candidates.setdefault(hit.version.id, _Candidate(hit))
+            cand.signals.ranks.append(rank)
+            if list_index == 0:
+                cand.signals.cosine = hit.score
+            else:
+                cand.signals.bm25 = hit.score
+    _expand(store, flt, candidates, query_vector, lists)
+    best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
+    most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
+    now = flt.valid_at or utcnow()
+    ranked = []
+    for cand in candidates.values():
+        version = cand.hit.version
+        current = version.status == "active" and version.valid_from <= now < version.valid_to
+        parts = scoring.relevance(cand.signals, best_bm25, most_shared, len(lists))
+        score = scoring.final_score(parts, version.confidence, version.salience, current)
+        ranked.append((score, parts, current, cand.hit))
+    ranked.sort(key=lambda item: (-item[0], item[3].version.id))
+    top, seen = [], set()
+    for score, parts, current, hit in ranked:
+        if hit.memory.id in seen:  # one version per memory: the best-scoring one
+            continue
+        seen.add(hit.memory.id)
+        top.append((score, parts, current, hit))
+        if len(top) == k:
+            break
+    sources = _sources(store, flt.user_id, [hit.memory.id for *_, hit in top])
+    return [Hit(memory_id=hit.memory.id, version_id=hit.version.id, text=hit.version.text,
+                score=round(score, 6), why={n: round(v, 6) for n, v in parts.items()},
+                sources=sources.get(hit.memory.id, []), current=current,
+                valid_from=hit.version.valid_from, valid_to=hit.version.valid_to, kind=hit.memory.kind,
+                subject=hit.version.subject, predicate=hit.version.predicate, object=hit.version.object)
+            for score, parts, current, hit in top]
+
+
+def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
+            query_vector: np.ndarray, lists: list[list[SearchHit]]) -> None:
+    """Add memories sharing entities with the best hits, scored by what they share."""
+    seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
+    if not seeds:
+        return
+    neighbours = store.entity_neighbours(flt.user_id, seeds, max_entity_degree=HUB_DEGREE, limit=50)
+    shared = {n.memory_id: len(n.via_entities) for n in neighbours}
+    for cand in candidates.values():
+        cand.signals.shared_entities = shared.get(cand.hit.memory.id, 0)
+    known = {c.hit.memory.id for c in candidates.values()}
+    new_ids = [m for m in shared if m not in known]
+    if not new_ids:
+        return
+    memories = {m.id: m for m in store.get_memories(flt.user_id, new_ids)}
+    for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at):
+        memory = memories.get(version.memory_id)
+        if memory is None or not _admits(flt, memory.agent_id, memory.session_id, memory.kind,
+                                         version.status, version.valid_from, version.valid_to):
+            continue
+        cosine = 0.0
+        if version.embedding is not None:
+            vec = version.embedding
+            cosine = float(np.dot(vec, query_vector) / (np.linalg.norm(vec) or 1.0))
+        candidates[version.id] = _Candidate(
+            SearchHit(memory, version, 0.0),
+            scoring.Signals(cosine=cosine, shared_entities=shared[memory.id]))
+
+
+def _admits(flt: SearchFilter, agent: str | None, session: str | None, kind: str, status: str,
+            valid_from: datetime, valid_to: datetime) -> bool:
+    """The search filter, applied to a memory reached through the graph."""
+    return ((flt.agent_id is None or agent == flt.agent_id)
+            and (flt.session_id is None or session == flt.session_id)
+            and (flt.kinds is None or kind in flt.kinds)
+            and (flt.statuses is None or status in flt.statuses)
+            and (flt.valid_at is None or valid_from <= flt.valid_at < valid_to))
+
+
+def _sources(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+    """Source ids of the episodes each memory came from, in the order they were said."""
+    if not memory_ids:
+        return {}
+    edges = store.get_edges(user_id, node_ids=memory_ids, types=[EdgeType.FROM])
+    episodes = {e.id: e for e in store.get_episodes(user_id, list({e.dst_id for e in edges}))}
+    out: dict[str, list[tuple[datetime, str]]] = {}
+    for edge in edges:
+        ep = episodes.get(edge.dst_id)
+        if ep is not None and edge.src_id in memory_ids:
+            out.setdefault(edge.src_id, []).append((ep.observed_at, ep.source_id or ep.id))
+    return {m: [s for _, s in sorted(pairs)] for m, pairs in out.items()}

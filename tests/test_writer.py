@@ -1,0 +1,165 @@
+"""The Writer on both stores: remember, recall, history, profile and forget, end to end.
+
+Facts here come from a scripted extractor (hand-written facts keyed by message text) so each
+test states exactly what extraction returned; the rule extractor has its own tests.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from dualmem_core import InvalidInput, NotFound
+from dualmem_core.store import EdgeType
+from dualmem_core.store import changes as ch
+from dualmem_core.store.models import MemoryVersion
+from dualmem_core.writer.facts import Fact, Message
+from dualmem_core.writer.writer import Writer
+
+T = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
+
+
+class ScriptedExtractor:
+    """Returns the hand-written facts listed for a message's exact text, else none."""
+
+    def __init__(self, script: dict[str, list[Fact]]):
+        self.script = script
+
+    def extract(self, message: Message) -> list[Fact]:
+        return list(self.script.get(message.text, []))
+
+
+MOVE = "I moved to Portland last week."
+JOB = "I started at Acme Corp as a nurse."
+SCRIPT = {
+    MOVE: [Fact("user lives in Portland", "user", "lives_in", "Portland",
+                valid_from=T - timedelta(days=7), confidence=0.9, entities=[("Portland", "place")])],
+    JOB: [Fact("user works at Acme Corp", "user", "works_at", "Acme Corp", confidence=0.85,
+               entities=[("Acme Corp", "organization")])],
+    "I don't eat meat.": [Fact("user does not eat meat", "user", "diet", "meat", negated=True)],
+}
+
+
+@pytest.fixture
+def writer(store):
+    return Writer(store, extractor=ScriptedExtractor(SCRIPT))
+
+
+def test_remember_then_recall_with_provenance(writer, user):
+    result = writer.remember(MOVE, user_id=user, session_id="s1", at=T, source_id="msg-17")
+    assert len(result.episode_ids) == 1 and len(result.memory_ids) == 2 and len(result.fact_ids) == 1
+    hits = writer.recall("Portland", user_id=user, k=5)
+    assert {h.text for h in hits} == {MOVE, "user lives in Portland"}
+    fact = next(h for h in hits if h.kind == "fact")
+    assert (fact.subject, fact.predicate, fact.object) == ("user", "lives_in", "Portland")
+    assert fact.sources == ["msg-17"] and fact.current
+    assert fact.valid_from == T - timedelta(days=7)
+    assert set(fact.why) == {"vector", "text", "graph", "rank_fusion"} and fact.score > 0
+    assert writer.store.get_memories(user, [fact.memory_id])[0].access_count == 1
+
+
+def test_messages_list_and_scopes(writer, user):
+    writer.remember([{"role": "user", "content": MOVE, "source_id": "m1", "at": T.isoformat()},
+                     {"role": "assistant", "content": "Congratulations on Portland!", "source_id": "m2"}],
+                    user_id=user, session_id="s1", agent_id="a1")
+    writer.remember(JOB, user_id=user, session_id="s2", at=T)
+    in_s2 = writer.recall("Portland Acme", user_id=user, k=10, session_id="s2")
+    assert {h.text for h in in_s2} == {JOB, "user works at Acme Corp"}
+    from_agent = writer.recall("Portland", user_id=user, k=10, agent_id="a1")
+    assert "Congratulations on Portland!" in {h.text for h in from_agent}
+    assert all(h.kind == "observation" or h.sources == ["m1"] for h in from_agent)
+
+
+def test_exact_duplicates_add_provenance_instead_of_copies(writer, user):
+    first = writer.remember(MOVE, user_id=user, at=T, source_id="a")
+    again = writer.remember("  i MOVED to portland   last week. ", user_id=user, at=T, source_id="b")
+    assert sorted(again.skipped_duplicates) == sorted(first.memory_ids[:1])
+    counts = writer.store.counts(user)
+    assert counts["episodes"] == 2 and counts["memories"] == 2  # one observation, one fact
+    [hit] = [h for h in writer.recall("moved Portland", user_id=user, k=5) if h.kind == "observation"]
+    assert hit.sources == ["a", "b"]
+
+
+def test_point_in_time_recall(writer, user):
+    writer.remember(MOVE, user_id=user, at=T, source_id="m")
+    [fact] = [h for h in writer.recall("Portland", user_id=user) if h.kind == "fact"]
+    before = writer.recall("Portland", user_id=user, as_of=T - timedelta(days=30))
+    assert before == []
+    assert writer.recall("Portland", user_id=user, known_at=datetime(2020, 1, 1, tzinfo=UTC)) == []
+    assert fact.memory_id in {h.memory_id for h in writer.recall("Portland", user_id=user, as_of=T)}
+
+
+def test_entities_are_shared_and_expand_recall(writer, user):
+    writer.remember(MOVE, user_id=user, at=T)
+    writer.remember("Portland has great parks.", user_id=user, at=T)
+    writer.remember("We love living in Portland now", user_id=user, at=T,
+                    speaker="user")
+    [portland] = writer.store.find_entities(user, ["portland"])
+    mentions = writer.store.get_edges(user, node_ids=[portland.id], types=[EdgeType.MENTIONS])
+    assert len(mentions) == 2  # the fact and its message; the others extracted no facts
+
+
+def test_negated_facts_keep_their_polarity(writer, user):
+    writer.remember("I don't eat meat.", user_id=user, at=T)
+    [fact] = [h for h in writer.recall("meat", user_id=user) if h.kind == "fact"]
+    [version] = writer.store.get_versions(user, [fact.memory_id])
+    assert version.negated and fact.current
+
+
+def test_profile_history_and_supersession(writer, user, store):
+    writer.remember("I live in Seattle.", user_id=user, at=T - timedelta(days=300))
+    old = writer.remember(MOVE, user_id=user, at=T)
+    writer.remember(JOB, user_id=user, at=T)
+    profile = writer.profile(user)
+    assert {p: e.value for p, e in profile.items()} == {"lives_in": "Portland", "works_at": "Acme Corp"}
+    fact_id = old.fact_ids[0]
+    [version] = store.get_versions(user, [fact_id])
+    ended = MemoryVersion(memory_id=fact_id, user_id=user, text=version.text, valid_from=version.valid_from,
+                          valid_to=T + timedelta(days=30), status="superseded", created_by="run-x")
+    store.apply_changes(ch.ChangeSet(user, "run-x", [ch.CloseVersion(version.id), ch.AddVersion(ended)]))
+    history = writer.history(fact_id)
+    assert [v.status for v in history.versions] == ["active", "superseded"]
+    assert history.user_id == user and history.versions[0].tx_to == history.versions[1].tx_from
+    with pytest.raises(NotFound):
+        writer.history("mem_unknown")
+
+
+def test_forget_by_source_and_everything(writer, user):
+    writer.remember(MOVE, user_id=user, at=T, source_id="secret")
+    writer.remember(JOB, user_id=user, at=T, source_id="kept")
+    receipt = writer.forget(user_id=user, source_ids=["secret"])
+    assert len(receipt.memory_ids) == 2
+    assert all("Portland" not in h.text for h in writer.recall("Portland Acme", user_id=user, k=10))
+    writer.forget(user_id=user, everything=True)
+    assert writer.store.counts(user)["memories"] == 0
+    with pytest.raises(InvalidInput):
+        writer.forget(user_id=user)
+
+
+@pytest.mark.parametrize("content", ["", "   ", [], [{"role": "user"}], [{"role": "robot", "content": "x"}],
+                                     [{"content": "x", "colour": "red"}], 42, {"content": "x"}])
+def test_bad_remember_input_writes_nothing(writer, user, content):
+    with pytest.raises(InvalidInput):
+        writer.remember(content, user_id=user)
+    assert writer.store.counts(user)["episodes"] == 0
+
+
+def test_bad_times_and_queries(writer, user):
+    with pytest.raises(InvalidInput, match="timezone"):
+        writer.remember("hello", user_id=user, at=datetime(2026, 1, 1))
+    with pytest.raises(InvalidInput):
+        writer.remember([{"content": "x", "at": "not a date"}], user_id=user)
+    for bad in ({"query": ""}, {"query": "x", "k": 0}, {"query": 3}):
+        with pytest.raises(InvalidInput):
+            writer.recall(user_id=user, **bad)
+    with pytest.raises(InvalidInput):
+        writer.remember("hello", user_id="")
+    assert writer.store.counts(user)["episodes"] == 0
+
+
+def test_similar_memories_are_linked(writer, user):
+    writer.remember("My favourite tea is a smoky lapsang souchong.", user_id=user, at=T)
+    result = writer.remember("My favourite tea is a smoky lapsang souchong!!", user_id=user, at=T)
+    [similar] = writer.store.get_edges(user, node_ids=result.memory_ids, types=[EdgeType.SIMILAR_TO])
+    assert similar.props["score"] >= 0.75
