@@ -12,9 +12,10 @@ from .errors import (
 )
 from .store import Store, default_store_url, open_store
 from .timeutil import FAR_FUTURE
+from .writer.writer import Writer, WriterConfig
 
 __all__ = [
     "FAR_FUTURE", "ConflictError", "DimensionMismatch", "DualmemError", "InvalidInput", "NotFound",
     "Store", "StoreConfigError", "StoreUnavailable", "TenantViolation", "default_store_url",
-    "open_store",
+    "open_store", "Writer", "WriterConfig",
 ]

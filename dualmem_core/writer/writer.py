@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import InvalidInput
 from ..providers import Embedder, HashingEmbedder
+from ..providers.llm import LLM
 from ..store import (
     Edge,
     EdgeType,
@@ -32,6 +33,7 @@ from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
 from .facts import Extractor, Fact, Message
 from .inputs import InputMessage, to_messages
+from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 
@@ -47,81 +49,135 @@ class WriterConfig:
 class Writer:
     """Remember, recall, forget and explain one store's memories, scoped by user."""
 
-    def __init__(self, store: Store, *, embedder: Embedder | None = None,
-                 extractor: Extractor | None = None, config: WriterConfig | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        embedder: Embedder | None = None,
+        extractor: Extractor | None = None,
+        llm: LLM | None = None,
+        config: WriterConfig | None = None,
+    ):
+        """``extractor`` defaults to the rule extractor, or with ``llm`` to the LLM extractor
+        (one call per ``remember``) that falls back to the rules on a bad reply."""
         self.store = store
         self.embedder = embedder or HashingEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
-            raise InvalidInput(f"the embedder makes {self.embedder.dimension}-dimensional vectors but "
-                               f"the store holds {store.dimension}; use a matching embedder")
+            raise InvalidInput(
+                f"the embedder makes {self.embedder.dimension}-dimensional vectors but "
+                f"the store holds {store.dimension}; use a matching embedder"
+            )
         if extractor is None:
             from .extract_rules import RuleExtractor
 
             extractor = RuleExtractor()
+            if llm is not None:
+                extractor = LLMExtractor(llm, fallback=extractor)
         self.extractor = extractor
         self.config = config or WriterConfig()
 
     # -- write ----------------------------------------------------------------------------
 
-    def remember(self, content: str | Sequence[dict], *, user_id: str, session_id: str | None = None,
-                 agent_id: str | None = None, at: datetime | None = None, source_id: str | None = None,
-                 speaker: str | None = None, role: str | None = None) -> RememberResult:
+    def remember(
+        self,
+        content: str | Sequence[dict],
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        agent_id: str | None = None,
+        at: datetime | None = None,
+        source_id: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
+    ) -> RememberResult:
         """Store one message (a string) or a list of ``{"role", "content", ...}`` messages."""
         check_user_id(user_id)
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
         result, batch = RememberResult(), WriteBatch()
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
-        for message in messages:
-            episode = Episode(user_id=user_id, text=message.text, observed_at=message.at,
-                              source_id=message.source_id, speaker=message.speaker, role=message.role,
-                              agent_id=agent_id, session_id=session_id)
+        for message, facts in zip(messages, self._extract(messages), strict=True):
+            episode = Episode(
+                user_id=user_id,
+                text=message.text,
+                observed_at=message.at,
+                source_id=message.source_id,
+                speaker=message.speaker,
+                role=message.role,
+                agent_id=agent_id,
+                session_id=session_id,
+            )
             batch.episodes.append(episode)
             result.episode_ids.append(episode.id)
-            facts = self._extract(message)
             result.facts += facts
             mentioned = [e for f in facts for e in f.entities]
             candidates = [(self._observation(user_id, message, agent_id, session_id), mentioned)]
-            candidates += [(self._fact(user_id, message, f, agent_id, session_id), f.entities)
-                           for f in facts]
+            candidates += [(self._fact(user_id, message, f, agent_id, session_id), f.entities) for f in facts]
             for (memory, version), entities in candidates:
                 pending.append((memory, version, entities))
-                batch.edges.append(Edge(user_id=user_id, type=EdgeType.FROM, src_id=memory.id,
-                                        dst_id=episode.id))
+                batch.edges.append(
+                    Edge(user_id=user_id, type=EdgeType.FROM, src_id=memory.id, dst_id=episode.id)
+                )
         self._drop_exact_duplicates(user_id, pending, batch, result)
         self._embed_and_link(user_id, pending, batch)
         self._link_entities(user_id, pending, batch)
         self.store.write(batch)
         return result
 
-    def _extract(self, message: InputMessage) -> list[Fact]:
-        if message.role not in self.config.extract_roles:
-            return []
-        return self.extractor.extract(Message(message.text, message.at, message.speaker, message.role))
+    def _extract(self, messages: list[InputMessage]) -> list[list[Fact]]:
+        """Facts per message; an extractor that reads a batch (the LLM one) gets one call."""
+        mined = [i for i, m in enumerate(messages) if m.role in self.config.extract_roles]
+        inputs = [
+            Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
+        ]
+        batch_extract = getattr(self.extractor, "extract_many", None)
+        found = batch_extract(inputs) if batch_extract else [self.extractor.extract(m) for m in inputs]
+        facts: list[list[Fact]] = [[] for _ in messages]
+        for index, extracted in zip(mined, found, strict=True):
+            facts[index] = extracted
+        return facts
 
-    def _observation(self, user_id: str, message: InputMessage, agent_id: str | None,
-                     session_id: str | None) -> tuple[Memory, MemoryVersion]:
+    def _observation(
+        self, user_id: str, message: InputMessage, agent_id: str | None, session_id: str | None
+    ) -> tuple[Memory, MemoryVersion]:
         memory = Memory(user_id=user_id, kind="observation", agent_id=agent_id, session_id=session_id)
-        return memory, MemoryVersion(memory_id=memory.id, user_id=user_id, text=message.text,
-                                     valid_from=message.at, confidence=self.config.observation_confidence)
+        return memory, MemoryVersion(
+            memory_id=memory.id,
+            user_id=user_id,
+            text=message.text,
+            valid_from=message.at,
+            confidence=self.config.observation_confidence,
+        )
 
     @staticmethod
-    def _fact(user_id: str, message: InputMessage, fact: Fact, agent_id: str | None,
-              session_id: str | None) -> tuple[Memory, MemoryVersion]:
+    def _fact(
+        user_id: str, message: InputMessage, fact: Fact, agent_id: str | None, session_id: str | None
+    ) -> tuple[Memory, MemoryVersion]:
         memory = Memory(user_id=user_id, kind="fact", agent_id=agent_id, session_id=session_id)
         valid_from = fact.valid_from or message.at
         valid_to = fact.valid_to or FAR_FUTURE
         if valid_to <= valid_from:  # "I used to live in X": it has ended; when it began is unknown
             valid_from = EARLIEST
         return memory, MemoryVersion(
-            memory_id=memory.id, user_id=user_id, text=fact.text, valid_from=valid_from,
-            valid_to=valid_to, subject=fact.subject, predicate=predicates.canonical(fact.predicate),
-            object=fact.object, confidence=min(max(fact.confidence, 0.0), 1.0), negated=fact.negated)
+            memory_id=memory.id,
+            user_id=user_id,
+            text=fact.text,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            subject=fact.subject,
+            predicate=predicates.canonical(fact.predicate),
+            object=fact.object,
+            confidence=min(max(fact.confidence, 0.0), 1.0),
+            negated=fact.negated,
+        )
 
-    def _drop_exact_duplicates(self, user_id: str, pending: list, batch: WriteBatch,
-                               result: RememberResult) -> None:
+    def _drop_exact_duplicates(
+        self, user_id: str, pending: list, batch: WriteBatch, result: RememberResult
+    ) -> None:
         """An exact duplicate (same normalised text) re-sources the memory that exists."""
-        stored = {v.content_hash: v.memory_id
-                  for v in self.store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])}
+        stored = {
+            v.content_hash: v.memory_id
+            for v in self.store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])
+        }
         first: dict[str, str] = {}
         kept = []
         for memory, version, entities in pending:
@@ -139,9 +195,14 @@ class Writer:
                 if edge.type == EdgeType.FROM and edge.src_id == memory.id:
                     edge.src_id = existing
         seen_from = set()
-        batch.edges[:] = [e for e in batch.edges
-                          if not (e.type == EdgeType.FROM and ((e.src_id, e.dst_id) in seen_from
-                                                               or seen_from.add((e.src_id, e.dst_id))))]
+        batch.edges[:] = [
+            e
+            for e in batch.edges
+            if not (
+                e.type == EdgeType.FROM
+                and ((e.src_id, e.dst_id) in seen_from or seen_from.add((e.src_id, e.dst_id)))
+            )
+        ]
         pending[:] = kept
         batch.memories += [m for m, _, _ in kept]
         batch.versions += [v for _, v, _ in kept]
@@ -152,11 +213,19 @@ class Writer:
         vectors = self.embedder.embed([v.text for _, v, _ in pending])
         for (memory, version, _), vector in zip(pending, vectors, strict=True):
             version.embedding = np.asarray(vector, dtype=np.float32)
-            for hit in self.store.vector_search(version.embedding, SearchFilter(user_id),
-                                                self.config.similar_links):
+            for hit in self.store.vector_search(
+                version.embedding, SearchFilter(user_id), self.config.similar_links
+            ):
                 if hit.score >= self.config.similar_threshold:
-                    batch.edges.append(Edge(user_id=user_id, type=EdgeType.SIMILAR_TO, src_id=memory.id,
-                                            dst_id=hit.memory.id, props={"score": round(hit.score, 4)}))
+                    batch.edges.append(
+                        Edge(
+                            user_id=user_id,
+                            type=EdgeType.SIMILAR_TO,
+                            src_id=memory.id,
+                            dst_id=hit.memory.id,
+                            props={"score": round(hit.score, 4)},
+                        )
+                    )
 
     def _link_entities(self, user_id: str, pending: list, batch: WriteBatch) -> None:
         """MENTIONS edges to entities found by exact name or alias, new ones otherwise.
@@ -173,21 +242,34 @@ class Writer:
                     entity = Entity(user_id=user_id, name=name, type=type_)
                     batch.entities.append(entity)
                     entity_id = known[name.casefold()] = entity.id
-                batch.edges.append(Edge(user_id=user_id, type=EdgeType.MENTIONS, src_id=memory.id,
-                                        dst_id=entity_id))
+                batch.edges.append(
+                    Edge(user_id=user_id, type=EdgeType.MENTIONS, src_id=memory.id, dst_id=entity_id)
+                )
 
     # -- read -----------------------------------------------------------------------------
 
-    def recall(self, query: str, *, user_id: str, k: int = 5, as_of: datetime | None = None,
-               known_at: datetime | None = None, agent_id: str | None = None,
-               session_id: str | None = None) -> list[Hit]:
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 5,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[Hit]:
         """The k memories that best answer ``query``, as of a valid time and a belief time."""
         check_user_id(user_id)
         check_text(query, "query")
         check_k(k)
-        flt = SearchFilter(user_id, agent_id=agent_id, session_id=session_id,
-                           valid_at=None if as_of is None else require_aware(as_of, "as_of"),
-                           known_at=None if known_at is None else require_aware(known_at, "known_at"))
+        flt = SearchFilter(
+            user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            valid_at=None if as_of is None else require_aware(as_of, "as_of"),
+            known_at=None if known_at is None else require_aware(known_at, "known_at"),
+        )
         hits = hybrid_recall(self.store, self.embedder.embed([query])[0], query, flt, k)
         self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits
@@ -198,18 +280,27 @@ class Writer:
         versions = self.store.get_versions(user_id, [memory_id], all_versions=True)
         if not versions:
             self.store.memory_owner(memory_id)  # raises NotFound for an unknown id
-        edges = self.store.get_edges(user_id, node_ids=[memory_id],
-                                     types=[EdgeType.SUPERSEDES, EdgeType.FROM])
-        sources = [ep.source_id or ep.id for ep in self.store.get_episodes(
-            user_id, [e.dst_id for e in edges if e.type == EdgeType.FROM])]
+        edges = self.store.get_edges(
+            user_id, node_ids=[memory_id], types=[EdgeType.SUPERSEDES, EdgeType.FROM]
+        )
+        sources = [
+            ep.source_id or ep.id
+            for ep in self.store.get_episodes(user_id, [e.dst_id for e in edges if e.type == EdgeType.FROM])
+        ]
         supersedes = [e for e in edges if e.type == EdgeType.SUPERSEDES]
         return History(
-            memory_id=memory_id, user_id=user_id,
-            versions=[VersionView(v.id, v.text, v.status, v.valid_from, v.valid_to, v.tx_from, v.tx_to,
-                                  v.created_by) for v in versions],
+            memory_id=memory_id,
+            user_id=user_id,
+            versions=[
+                VersionView(
+                    v.id, v.text, v.status, v.valid_from, v.valid_to, v.tx_from, v.tx_to, v.created_by
+                )
+                for v in versions
+            ],
             superseded_by=[e.src_id for e in supersedes if e.dst_id == memory_id],
             supersedes=[e.dst_id for e in supersedes if e.src_id == memory_id],
-            sources=sorted(sources))
+            sources=sorted(sources),
+        )
 
     def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
         """The current value of each single-valued fact about ``subject`` (lives in, works at...)."""
@@ -221,8 +312,14 @@ class Writer:
             if (version.subject or "").casefold() != subject.casefold() or version.predicate in profile:
                 continue
             if predicates.is_single_valued(version.predicate):
-                profile[version.predicate] = ProfileEntry(version.predicate, version.object or "",
-                                                          version.text, hit.memory.id, version.valid_from, [])
+                profile[version.predicate] = ProfileEntry(
+                    version.predicate,
+                    version.object or "",
+                    version.text,
+                    hit.memory.id,
+                    version.valid_from,
+                    [],
+                )
         sources = self.history_sources(user_id, [e.memory_id for e in profile.values()])
         for entry in profile.values():
             entry.sources = sources.get(entry.memory_id, [])
@@ -235,14 +332,20 @@ class Writer:
 
     # -- delete ---------------------------------------------------------------------------
 
-    def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None,
-               memory_id: str | None = None, everything: bool = False):
+    def forget(
+        self,
+        *,
+        user_id: str,
+        source_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
+        everything: bool = False,
+    ):
         """Delete for real: by the caller's source ids, one memory, or (``everything``) the user."""
         check_user_id(user_id)
         if everything:
             return self.store.delete_user(user_id)
         if source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
-        return self.store.forget(user_id, source_ids=list(source_ids or ()),
-                                 memory_ids=[memory_id] if memory_id else [])
-
+        return self.store.forget(
+            user_id, source_ids=list(source_ids or ()), memory_ids=[memory_id] if memory_id else []
+        )

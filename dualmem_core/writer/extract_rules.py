@@ -1,0 +1,527 @@
+"""A rule-based fact extractor: no model, no network, deterministic, fast enough for every turn.
+
+``RuleExtractor().extract(message)`` reads ordinary personal statements in English ("I moved to
+Denver last week", "my sister Lena works at Acme", "I'm allergic to peanuts") and returns
+candidate facts with subjects resolved, objects cleaned, polarity kept and valid-time dates
+resolved against the message time.
+
+How a message is read:
+
+1. Normalize (contractions, quotes) and split into sentences, then clauses at conjunctions and
+   commas that start a new subject ("..., but I've lived in Seattle since 2015").
+2. Drop what states nothing: questions, requests, conditionals ("if I lived in Paris"), wishes,
+   modal clauses ("I should move"), and anything the assistant says about itself.
+3. Per clause: noun-phrase facts anywhere ("my girlfriend, Hana,"), possessive statements ("my
+   favourite film is ..."), then subject + aspect + verb-phrase rules (``rules/patterns.py``).
+   Future and intended clauses ("I'm planning to run a marathon") become ``plans`` facts.
+4. Drafts become facts in one place (``_finish``): dates from ``dates.py`` by the rule's timing,
+   endings ("used to", "no longer", past states), confidence adjustments, entities, wording.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from . import dates
+from .facts import Fact, Message
+from .predicates import object_type, render
+from .rules.base import Context, Draft
+from .rules.clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
+from .rules.lexicon import is_place
+from .rules.mentions import possessive_drafts, relation_mentions, speaker_drafts
+from .rules.objects import clean, cut, first_to_third, place_title, split_items, to_gerund, verb_phrase_base
+from .rules.patterns import match_verb_rules
+from .rules.text import (
+    CONDITIONAL_SENTENCE,
+    IRREALIS,
+    TEMPORAL,
+    is_non_statement,
+    is_question,
+    normalize,
+    open_clause,
+    split_clauses,
+    split_sentences,
+)
+
+# Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
+_CHANGE_VERB = re.compile(
+    r"^(?:moving|relocating|going to|going back to|heading to|flying to|traveling to|travelling to|starting|"
+    r"joining|leaving|quitting|getting|having a baby|adopting|buying|visiting|taking a trip|retiring|"
+    r"graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
+)
+_RHETORICAL = re.compile(
+    r"^(?:did I (?:tell|mention to) you|have I (?:told|mentioned to) you|guess what)\b", re.I
+)
+_REPORTED = re.compile(
+    r"\s+(?P<verb>said|says|told me|tells me|mentioned|mentions|texted me|wrote|explained|announced|"
+    r"confirmed|"
+    r"let me know|informed me|told us|thinks|believes|feels|wishes|hopes|suspects|claims|"
+    r"claimed)\s+(?:that\s+)?"
+)
+_OPINION = frozenset({"thinks", "believes", "feels", "wishes", "hopes", "suspects", "claims", "claimed"})
+_FREE_TIME = re.compile(r"^(?:in|during)\s+(?:my|our|his|her)\s+(?:free|spare|down)\s+time\s*,?\s*", re.I)
+_INTENT_VERB = {
+    "want": "wants to",
+    "hope": "hopes to",
+    "think": "is thinking about",
+    "try": "is trying to",
+    "decide": "decided to",
+    "plan": "plans to",
+}
+_INTENT_CONFIDENCE = {"want": 0.55, "hope": 0.55, "think": 0.45, "try": 0.5, "decide": 0.7, "plan": 0.75}
+_NON_SPEAKING = {"assistant", "ai", "bot", "system", ""}
+_SUBORDINATORS = {"since", "while", "as", "when", "before", "after", "until", "till", "once", "whenever"}
+# In "when I was 10 we moved", the second subject pronoun starts the main clause.
+_MAIN_AFTER_SUBORDINATE = re.compile(r"(?<=[a-z0-9])\s(?=(?:I|we|he|she|they)\s+[a-z])")
+# "My brother and his wife live in Ohio": the second conjunct shares the statement.
+_CONJUNCT = re.compile(
+    r"^\s*,?\s*and\s+(?:(?:his|her|their|my|our)\s+[a-z-]+|(?P<name>[A-Z][a-z]+))\s+(?=[a-z])"
+)
+# "James, who I met in college, lives in Boston": the relative clause says nothing about the verb.
+_RELATIVE_CLAUSE = re.compile(r",\s*(?:who|whom|whose|which)\b[^,]+,")
+
+
+@dataclass(slots=True)
+class _MessageState:
+    """What carries from one clause to the next within one message."""
+
+    speaker: str
+    now: datetime
+    people: list[str] = field(default_factory=list)  # third persons named so far, for he/she
+    previous: Subject | None = None  # for clauses that share the previous subject
+    spoke: bool = False  # a clause with content came before (greetings do not count)
+
+    @property
+    def referent(self) -> str | None:
+        distinct = list(dict.fromkeys(self.people))
+        return distinct[0] if len(distinct) == 1 else None
+
+
+@dataclass(slots=True)
+class _Clause:
+    text: str  # the opened clause; leading adverbials are stripped as the clause is read
+    intro: bool
+    hedged: bool
+    conditional: bool
+    subordinate: bool
+    inherits: bool
+    hobby_hint: bool = False
+    weight: float = 1.0
+    dated: str = ""  # the clause with its leading time adverbials, which dates resolve over
+
+
+class RuleExtractor:
+    """Pattern rules over clauses; see the module docstring for the reading order."""
+
+    def extract(self, message: Message) -> list[Fact]:
+        speaker = (message.speaker or "user").strip() or "user"
+        role = (message.role or "user").lower()
+        if role == "system" or (role == "assistant" and speaker.lower() in _NON_SPEAKING):
+            return []  # the assistant talking about itself is not memory about the user
+        state = _MessageState(speaker, message.at)
+        facts: list[Fact] = []
+        for sentence in split_sentences(normalize(message.text)):
+            body = sentence.text
+            if is_question(sentence):
+                m = _RHETORICAL.match(body)
+                if not m:
+                    continue
+                body = body[m.end() :].strip(" ,")
+                body = re.sub(r"^that\s+", "", body)
+            conditional = bool(CONDITIONAL_SENTENCE.search(body))
+            for piece in split_clauses(body):
+                opened = open_clause(piece.text)
+                clause = _Clause(
+                    text=opened.text,
+                    intro=not state.spoke or opened.greeted,
+                    hedged=opened.hedged,
+                    conditional=conditional,
+                    subordinate=piece.conjunction in _SUBORDINATORS,
+                    inherits=piece.inherits_subject,
+                )
+                facts += self._clause(clause, state)
+                state.spoke = state.spoke or bool(opened.text)
+        return _dedupe(facts)
+
+    # -------------------------------------------------------------------------------- clauses
+
+    def _clause(self, clause: _Clause, state: _MessageState) -> list[Fact]:
+        text = clause.text
+        if not text or IRREALIS.match(text):
+            return []
+        if is_non_statement(text):  # a request, except the speaker's "please call me Sam"
+            return [
+                f
+                for d in speaker_drafts(text, state.speaker, clause.intro)
+                if (f := self._finish(d, Subject(state.speaker, "speaker", 0), Aspect(), clause, state))
+            ]
+        if m := TEMPORAL.match(text):
+            clause.subordinate = True
+            text = text[m.end() :]
+            main = _MAIN_AFTER_SUBORDINATE.search(text)
+            if main:  # "When I was 10 we moved to Ohio": two clauses without a comma
+                head = _Clause(**{**_fields(clause), "text": text[: main.start()]})
+                tail = _Clause(**{**_fields(clause), "text": text[main.start() + 1 :], "subordinate": False})
+                return self._clause(head, state) + self._clause(tail, state)
+        if m := _FREE_TIME.match(text):
+            clause.hobby_hint = True
+            text = text[m.end() :]
+        clause.dated = text
+        text = _skip_leading_time(text, state.now)
+        clause.text = text
+
+        reported = self._reported(clause, state)
+        if reported is not None:
+            return reported
+
+        speaker = state.speaker
+        referent = state.referent  # before this clause's own mentions make "she" ambiguous
+        drafts: list[tuple[Draft, Subject, Aspect]] = []
+        plain = Subject(speaker, "speaker", 0)
+        for draft in relation_mentions(text, speaker, referent):
+            drafts.append((draft, plain, Aspect()))
+        for draft in possessive_drafts(text, speaker, referent, state.now):
+            drafts.append((draft, plain, Aspect(past=bool(re.search(r"\b(?:was|were)\b", text)))))
+        for draft in speaker_drafts(text, speaker, clause.intro):
+            drafts.append((draft, plain, Aspect()))
+        for draft, _, _ in drafts:
+            if draft.predicate in (
+                "sibling",
+                "parent",
+                "child",
+                "relative",
+                "friend",
+                "colleague",
+                "knows",
+                "partner",
+                "spouse",
+            ):
+                state.people.append(draft.object)
+
+        text = _RELATIVE_CLAUSE.sub("", text)
+        subject = parse_subject(text, speaker, referent)
+        rest = text[subject.end :] if subject else ""
+        partner: Subject | None = None
+        if subject is not None and (m := _CONJUNCT.match(rest)):
+            rest = rest[m.end() :]
+            if m["name"] and subject.kind != "speaker" and parse_subject(m["name"], speaker, None):
+                partner = Subject(m["name"], "person", 0, 0.9)
+        if subject is None and clause.inherits and state.previous is not None:
+            subject, rest = state.previous, text
+        if subject is not None:
+            state.previous = subject
+            if subject.kind in ("person", "relative") and subject.name != speaker:
+                state.people.append(subject.name)
+            drafts += [(d, subject, aspect) for d, aspect in self._verb_drafts(rest, subject, clause, state)]
+            if partner is not None:  # "Sarah and Tom live in Berlin": the same holds for Tom
+                drafts += [(d, partner, a) for d, a in self._verb_drafts(rest, partner, clause, state)]
+        return [f for d, s, a in drafts if (f := self._finish(d, s, a, clause, state)) is not None]
+
+    def _reported(self, clause: _Clause, state: _MessageState) -> list[Fact] | None:
+        """'Sarah told me she got a job at Acme': the embedded clause is about Sarah, not the speaker."""
+        m = _REPORTED.search(clause.text)
+        if not m or m.start() == 0:
+            return None
+        who = clause.text[: m.start()]
+        reporter = parse_subject(who, state.speaker, state.referent)
+        if reporter is None or reporter.end < len(who.rstrip()):
+            return None
+        if m["verb"] in _OPINION:
+            return []  # someone's belief about anyone is not a fact to remember
+        embedded = _Clause(
+            text=clause.text[m.end() :],
+            intro=False,
+            hedged=clause.hedged,
+            conditional=clause.conditional,
+            subordinate=False,
+            inherits=False,
+            weight=0.9 if reporter.kind != "speaker" else 1.0,
+        )
+        if reporter.kind == "speaker":
+            return self._clause(embedded, state)
+        inner = _MessageState(state.speaker, state.now, [reporter.name])
+        return self._clause(embedded, inner)
+
+    def _verb_drafts(
+        self, rest: str, subject: Subject, clause: _Clause, state: _MessageState
+    ) -> list[tuple[Draft, Aspect]]:
+        rest = re.sub(r"^[\s,]+", "", rest)
+        if subject.end == 0 and rest[:1].isupper():  # a dropped subject: "Started a new job at Figma"
+            rest = rest[0].lower() + rest[1:]
+        aspect, vp = parse_aspect(rest)
+        aspect.hedged = aspect.hedged or clause.hedged
+        first_verb = vp.split(" ", 1)[0] if vp else ""
+        past = aspect.past or is_past_form(first_verb)
+        if clause.subordinate and not (past or aspect.perfect):
+            return []  # "when I move to Berlin": not yet true
+        planned = bool(aspect.intent or aspect.future) or (
+            aspect.progressive and not aspect.past and bool(_CHANGE_VERB.match(vp))
+        )
+        if (aspect.modal and not aspect.intent) or (clause.conditional and (planned or aspect.modal)):
+            return []
+        prefer_future = True if planned else (False if past else None)
+        times = dates.find_time_expressions(clause.dated or clause.text, state.now, prefer_future)
+        core = _without_times(vp, state.now, prefer_future)
+        ctx = Context(subject, state.speaker, aspect, times, state.now, intro=clause.intro)
+        if planned:
+            ages = match_verb_rules(core, vp, ctx, future_only=True)
+            if ages:
+                return [(d, aspect) for d in ages]
+            plan = self._plan(core, subject, aspect, ctx, state)
+            return [(plan, aspect)] if plan else []
+        drafts = match_verb_rules(core, vp, ctx)
+        if clause.hobby_hint and not any(d.predicate == "hobby" for d in drafts):
+            drafts = _free_time_hobbies(core) + drafts
+        if not drafts and past and any(t.kind == "point" and t.valid_from for t in times):
+            event = _event(core, subject, state.speaker)
+            drafts = [event] if event else []
+        return [(d, aspect) for d in drafts]
+
+    def _plan(
+        self, core: str, subject: Subject, aspect: Aspect, ctx: Context, state: _MessageState
+    ) -> Draft | None:
+        phrase = cut(core, "thing")
+        phrase = re.sub(r"^(?:to|on|of|about)\s+", "", phrase)
+        if not phrase or not re.match(r"[a-z]", phrase) or len(phrase.split()) > 10:
+            return None
+        if _NOUN_START.match(phrase):  # "looking forward to my trip to Peru": the plan is a thing
+            if not aspect.intent_words:
+                return None
+            thing = first_to_third(phrase) if subject.kind == "speaker" else phrase
+            feeling = "is " + re.sub(r"^(?:am|is|are)\s+", "", aspect.intent_words)
+            return Draft(
+                "plans",
+                thing,
+                0.6,
+                rule="plans.anticipates",
+                text=f"{subject.name} {feeling} {thing}",
+                timing="event",
+                kind="none",
+                entities=_proper_entities(phrase),
+            )
+        base = verb_phrase_base(phrase)
+        if subject.kind == "speaker":
+            base = first_to_third(base)
+        base = re.sub(r"^be\s+going\s+to\s+", "", base)
+        base = re.sub(r"^go to\s+", "go to ", base)
+        inner = match_verb_rules(base, base, Context(subject, state.speaker, Aspect(), [], state.now))
+        entities = [(d.object, _entity_type(d)) for d in inner if _entity_type(d)] or _proper_entities(base)
+        kind = aspect.intent or "plan"
+        verb = _INTENT_VERB.get(kind, "plans to")
+        shown = to_gerund(base.split()[0]) + base[len(base.split()[0]) :] if kind == "think" else base
+        confidence = 0.75 if not aspect.intent else _INTENT_CONFIDENCE.get(aspect.intent, 0.6)
+        negation = " does not plan to" if aspect.negated else f" {verb}"
+        return Draft(
+            "plans",
+            base,
+            confidence,
+            rule=f"plans.{kind}",
+            text=f"{subject.name}{negation} {shown}",
+            timing="event",
+            kind="none",
+            entities=entities,
+        )
+
+    # --------------------------------------------------------------------------------- facts
+
+    def _finish(
+        self, draft: Draft, subject: Subject, aspect: Aspect, clause: _Clause, state: _MessageState
+    ) -> Fact | None:
+        who = draft.subject or subject.name
+        value = place_title(draft.object.strip())
+        if who == state.speaker and value[:1].islower():
+            value = first_to_third(value)  # "spending time with my family" -> "... with their family"
+        if not value:
+            return None
+        timing = draft.timing
+        negated = aspect.negated if draft.negated is None else draft.negated
+        if draft.subject and draft.subject != subject.name:
+            negated = bool(draft.negated)  # a mention's polarity does not follow the clause verb
+        ended = draft.ended or (timing != "none" and aspect.ended)
+        if negated and aspect.ended and draft.predicate != "eats":
+            negated = False  # "not ... anymore": it held and stopped
+        elif negated:
+            ended = False  # "I never lived in Texas" is a negative fact, not an ended one
+        elif timing == "state" and (draft.past or aspect.past) and not aspect.perfect:
+            ended = True  # "I lived in Paris": a past state is over
+        valid_from, valid_to = _interval(draft, timing, ended, clause.dated or clause.text, state.now, aspect)
+        confidence = draft.confidence * subject.weight * clause.weight
+        if aspect.hedged:
+            confidence *= 0.85
+        text = draft.text if draft.text and not (negated and draft.negated is None) else None
+        if text is None or (ended and timing != "none" and "graduated" not in text):
+            text = render(who, draft.predicate, value, negated, ended)
+        fact = Fact(
+            text=text,
+            subject=who,
+            predicate=draft.predicate,
+            object=value,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            negated=negated,
+            confidence=round(max(0.05, min(0.99, confidence)), 2),
+            entities=_entities(draft, who, value, subject, state.speaker),
+            rule=draft.rule,
+        )
+        if subject.co_subject and draft.subject is None and fact.predicate not in ("name", "nickname", "age"):
+            return _with_co_subject(fact, subject)
+        return fact
+
+
+_NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
+
+
+def _proper_entities(text: str) -> list[tuple[str, str]]:
+    """Known places named in free text ("a trip to Peru" -> Peru)."""
+    out = []
+    for m in re.finditer(r"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*", text):
+        if is_place(m[0]):
+            out.append((m[0], "place"))
+    return out
+
+
+def _fields(clause: _Clause) -> dict[str, object]:
+    return {name: getattr(clause, name) for name in _Clause.__slots__}  # type: ignore[attr-defined]
+
+
+def _with_co_subject(fact: Fact, subject: Subject) -> Fact:
+    """'My wife and I moved to Denver': the statement holds for both; the partner copy is kept in entities."""
+    co = subject.co_subject or ""
+    if co and "'s " not in co and all(name != co for name, _ in fact.entities):
+        fact.entities.append((co, subject.co_kind))
+    return fact
+
+
+def _interval(
+    draft: Draft, timing: str, ended: bool, text: str, now: datetime, aspect: Aspect
+) -> tuple[datetime | None, datetime | None]:
+    if timing == "none":
+        return None, (now if ended else None)
+    prefer_future = True if (aspect.future or aspect.intent or draft.predicate == "plans") else None
+    found = dates.find_time_expressions(text, now, prefer_future)
+    point = next((t for t in found if t.kind == "point" and t.valid_from), None)
+    since = next((t for t in found if t.kind in ("since", "duration") and t.valid_from), None)
+    span = next((t for t in found if t.kind == "range"), None)
+    until = next((t for t in found if t.kind == "until" and t.valid_to), None)
+    valid_from = valid_to = None
+    if timing == "end":
+        valid_to = (
+            (point.valid_from if point else None)
+            or (until.valid_to if until else None)
+            or (span.valid_to if span else None)
+        )
+        valid_from = (
+            span.valid_from if span else (since.valid_from if since and since.kind == "since" else None)
+        )
+    else:
+        if since and not (ended and since.kind == "duration"):
+            valid_from = since.valid_from
+        elif span:
+            valid_from = span.valid_from
+        elif point:
+            valid_from = point.valid_from
+        valid_to = (until.valid_to if until else None) or (span.valid_to if span else None)
+        if timing == "state" and ended and point and not since and not span and valid_to is None:
+            valid_to = point.period_end
+    if ended and valid_to is None:
+        valid_to = now
+    if valid_from and valid_to and valid_to <= valid_from:
+        valid_from = None
+    return valid_from, valid_to
+
+
+def _entity_type(draft: Draft) -> str | None:
+    kind = draft.kind or object_type(draft.predicate)
+    if kind in ("none", "value"):
+        return None
+    if kind in ("person", "pet") and not draft.object[:1].isupper():
+        return None
+    if kind == "place" and not draft.object[:1].isupper():
+        return None
+    if kind == "thing" and len(draft.object.split()) > 4:
+        return None
+    return kind
+
+
+def _entities(draft: Draft, who: str, value: str, subject: Subject, speaker: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if who != speaker and "'s " not in who and who[:1].isupper():
+        out.append((who, "pet" if subject.kind == "pet" and who == subject.name else "person"))
+    if (kind := _entity_type(draft)) is not None:
+        out.append((value, kind))
+    for name, kind in draft.entities:
+        if name and (name, kind) not in out:
+            out.append((name, kind))
+    return out
+
+
+def _skip_leading_time(text: str, now: datetime) -> str:
+    """'Last summer, I went to Iceland' -> 'I went to Iceland' (the date still resolves from the clause)."""
+    for _ in range(2):
+        found = dates.find_time_expressions(text, now)
+        if found and found[0].start == 0:
+            text = text[found[0].end :].lstrip(" ,")
+    return text
+
+
+def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
+    out = vp
+    for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
+        out = out[: expr.start] + out[expr.end :]
+    return re.sub(r"\s+", " ", out).strip(" ,")
+
+
+def _free_time_hobbies(core: str) -> list[Draft]:
+    """'In my free time I paint and read' -> hobbies painting, reading."""
+    out = []
+    for part in split_items(cut(core, "thing")):
+        words = part.split()
+        if not words or not re.fullmatch(r"[a-z]+", words[0]):
+            continue
+        verb = words[0] if words[0].endswith("ing") else to_gerund(words[0])
+        value = clean(" ".join([verb, *words[1:]]), "thing")
+        if value:
+            out.append(Draft("hobby", value, 0.65, rule="hobby.free_time"))
+    return out
+
+
+def _event(core: str, subject: Subject, speaker: str) -> Draft | None:
+    """A dated past happening no other rule understood: 'I ran my first marathon last month'."""
+    phrase = cut(core, "thing")
+    if not phrase or not re.match(r"[a-z]", phrase) or len(phrase.split()) > 10 or len(phrase.split()) < 2:
+        return None
+    if re.match(
+        r"(?:am|is|are|was|were|been|be|had|have|has|did|do|said|told|thought|felt|wanted)\b", phrase
+    ):
+        return None
+    if subject.kind == "speaker":
+        phrase = first_to_third(phrase)
+    return Draft(
+        "event",
+        phrase,
+        0.45,
+        rule="event.dated",
+        timing="event",
+        kind="none",
+        text=f"{subject.name} {phrase}",
+    )
+
+
+def _dedupe(facts: list[Fact]) -> list[Fact]:
+    """One fact per (subject, predicate, object, polarity), keeping the most confident."""
+    best: dict[tuple[str, str, str, bool], Fact] = {}
+    for fact in facts:
+        key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.negated)
+        kept = best.get(key)
+        if kept is None:
+            best[key] = fact
+            continue
+        for entity in fact.entities:
+            if entity not in kept.entities:
+                kept.entities.append(entity)
+        if fact.confidence > kept.confidence:
+            fact.entities = kept.entities
+            best[key] = fact
+    return list(best.values())

@@ -1,0 +1,273 @@
+"""Who a clause is about, and in what mood and tense it says it.
+
+``parse_subject`` resolves the clause's grammatical subject: "I"/"we" are the speaker, "my sister
+Lena" is Lena, "my mom" is "<speaker>'s mom", "she" is the one person the message already named.
+``parse_aspect`` then peels the auxiliaries off the verb phrase ("I don't live", "I used to work",
+"I'm planning to move") so the rules see a bare verb phrase plus flags: negated, ended, past,
+future, hypothetical, intended.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import NOT_NAMES, RELATIONS, pet_pattern, relation_of, relation_pattern
+
+NAME = r"[A-Z][a-zA-Z'\u00C0-\u017F-]+"
+ADJ = (
+    r"(?:older|younger|little|big|baby|twin|best|oldest|youngest|eldest|late|ex-?|step-?|new|dear|sweet|"
+    r"lovely|beautiful|amazing|wonderful|good|close|old|other|middle|favou?rite|adorable|awesome|first)"
+)
+_PET_MODS = r"(?:[a-z-]+\s+){0,3}?"
+_REL = relation_pattern()
+_PET = pet_pattern()
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    name: str  # resolved subject: the speaker, "Lena", "user's sister", "user's dog"
+    kind: str  # "speaker" | "person" | "relative" | "pet"
+    end: int  # characters of the clause the subject used
+    weight: float = 1.0  # confidence multiplier: "we" and resolved pronouns are less certain
+    co_subject: str | None = None  # "my wife and I" -> the wife, who shares the statement
+    co_kind: str = "person"
+    role: str = ""  # the relation noun when introduced as one ("sister")
+
+
+def _name_ok(name: str | None) -> bool:
+    return bool(name) and name.split()[0].lower() not in NOT_NAMES and relation_of(name.split()[0]) is None
+
+
+def possessive_subject(owner: str, speaker: str) -> str:
+    return f"{speaker}'s {owner}"
+
+
+_WE = re.compile(r"(?:I|we|We)\b")
+_COMPOUND = re.compile(
+    rf"(?:(?:my|our|My|Our)\s+(?:{ADJ}\s+)?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))(?:\s*,?\s*(?P<name>{NAME}))?|"
+    rf"(?P<solo>{NAME}))"
+    r"\s*,?\s+and\s+(?:I|me)\b"
+)
+_RELATIVE = re.compile(
+    rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME}(?:\s+{NAME})?)\s*,|\s+(?P<name2>{NAME}(?:\s+{NAME})?)(?!'s))?"
+)
+_PET_SUBJECT = re.compile(
+    rf"(?:my|our|My|Our)\s+{_PET_MODS}(?P<pet>{_PET})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME})\s*,|\s+(?P<name2>{NAME})(?!'s))?"
+)
+_NAMED = re.compile(
+    rf"(?P<name>{NAME}(?:\s+{NAME})?)(?:\s*,\s*(?:my|our)\s+(?:{ADJ}\s+)?(?P<rel>{_REL})\s*,)?(?=\s+[a-z]|"
+    rf"\s*$)"
+)
+_PRONOUN = re.compile(r"(?:he|she|He|She)\b")
+# Chat drops the subject: "Finally bought my first house!", "Love living in Copenhagen." Only verb forms
+# that cannot start a gerund subject count ("Moving was hard" is not about the speaker moving).
+_DROPPED = re.compile(
+    r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
+    r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
+    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up)\b",
+    re.IGNORECASE,
+)
+
+
+def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subject | None:
+    """The subject at the start of ``text``, resolved; None when it is unknown or not a person."""
+    if _DROPPED.match(text):
+        return Subject(speaker, "speaker", 0, 0.85)
+    if m := _COMPOUND.match(text):
+        other = m["name"] or m["solo"]
+        noun = m["rel"] or m["pet"]
+        if noun and not _name_ok(other):
+            other = possessive_subject(noun.lower(), speaker)
+        if other and (noun or _name_ok(other)):
+            return Subject(
+                speaker, "speaker", m.end(), 0.95, co_subject=other, co_kind="pet" if m["pet"] else "person"
+            )
+    if m := _WE.match(text):
+        return Subject(speaker, "speaker", m.end(), 1.0 if m[0] == "I" else 0.9)
+    if m := _RELATIVE.match(text):
+        name = m["name"] or m["name2"]
+        rel = m["rel"].lower()
+        if m["own"].lower() in ("his", "her"):  # "her husband Mark": whose husband needs the referent
+            if not pronoun_referent:
+                return None
+            speaker = pronoun_referent
+        if m["rel2"]:  # "my sister's husband"
+            rel = f"{rel}'s {m['rel2'].lower()}"
+        if name and _name_ok(name) and not rel.endswith("s"):
+            return Subject(name, "person", m.end(), role=rel)
+        end = m.end() if not name or _name_ok(name) else m.end("rel")
+        prefix = "ex-" if (m["adj"] or "").lower().startswith("ex") else ""
+        return Subject(possessive_subject(prefix + rel, speaker), "relative", end, role=rel)
+    if m := _PET_SUBJECT.match(text):
+        name = m["name"] or m["name2"]
+        if name and _name_ok(name):
+            return Subject(name, "pet", m.end(), role=m["pet"].lower())
+        return Subject(
+            possessive_subject(m["pet"].lower(), speaker), "pet", m.end("pet"), role=m["pet"].lower()
+        )
+    if m := _NAMED.match(text):
+        name = m["name"]
+        first = name.split()[0]
+        if first.lower() in RELATIONS and first[0].isupper():  # "Mom works at ..." is the speaker's mom
+            return Subject(
+                possessive_subject(first.lower(), speaker), "relative", len(first), role=first.lower()
+            )
+        if _name_ok(name):
+            return Subject(name, "person", m.end(), role=(m["rel"] or "").lower())
+    if (m := _PRONOUN.match(text)) and pronoun_referent:
+        return Subject(pronoun_referent, "person", m.end(), 0.85)
+    return None
+
+
+# ------------------------------------------------------------------------------------ aspect
+
+
+@dataclass(slots=True)
+class Aspect:
+    negated: bool = False
+    ended: bool = False  # "used to", "no longer", "not ... anymore"
+    past: bool = False  # an auxiliary put it in the past ("did", "was", "had")
+    perfect: bool = False  # "have lived": still true unless said otherwise
+    progressive: bool = False
+    future: bool = False  # "will", "going to"
+    modal: bool = False  # would/could/might/should/must/have to: not a statement of fact
+    intent: str = ""  # "plan", "want", "hope", "think", "decide": the clause states an intention
+    intent_words: str = ""  # as said: "looking forward to", "planning to"
+    hedged: bool = False
+
+
+_ADVERBS = (
+    r"just|really|actually|currently|still|also|now|recently|finally|officially|basically|totally|"
+    r"absolutely|honestly|definitely|originally|usually|always|mostly|even|only|both|all|already|"
+    r"literally|seriously|kind of|sort of|pretty much|generally|mainly|primarily|happily|proudly|newly|"
+    r"technically|obviously|certainly|truly|genuinely|sometimes|often|somewhat|then|again|once|lately|"
+    r"soon|sadly|unfortunately|luckily|fortunately|apparently|ultimately|eventually|full-time|part-time|"
+    r"no doubt|simply|barely|hardly|mainly|mostly|slowly|quickly|permanently|temporarily|officially"
+)
+# Verbs that "do" can emphasise ("I do live here"); before anything else "do" is the main verb ("do yoga").
+_EMPHASIZED = (
+    r"(?:live|love|like|work|have|know|want|think|speak|eat|enjoy|hate|play|own|miss|need|believe|get|go|"
+    r"feel|remember|study|teach|prefer|care|plan|hope)\b"
+)
+_PARTICIPLE = re.compile(
+    r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
+    r"written|driven|eaten|flown|come|lost|found|heard|told|kept|sent|spent|built|felt|held|brought|taught|"
+    r"won|sold|quit|run|[a-z]+ed)\b"
+)
+_NOT_VERB_AFTER_GOING_TO = re.compile(
+    r"(?:the|a|an|my|our|his|her|their|this|that|these|those|some|school|college|university|uni|work|"
+    r"church|bed|class|town|home|[A-Z]\w*|\d)\b"
+)
+_INTENT = re.compile(
+    r"(?P<word>want|wants|hope|hopes|hoping|plan|plans|planning|intend|intends|intending|aim|aims|aiming|"
+    r"expect|expects|expecting|decided|decide|would love|would like|would really like|would really love|"
+    r"am excited|are excited|is excited|excited|can not wait|looking forward|thinking|considering|"
+    r"dreaming|dream|trying|try|tries|scheduled|supposed|set|due|determined|eager|keen)"
+    r"\s+(?:to|on|of|about)\s+|(?P<bare>considering)\s+"
+)
+_INTENT_KIND = {
+    "want": "want",
+    "wants": "want",
+    "would love": "want",
+    "would like": "want",
+    "would really like": "want",
+    "would really love": "want",
+    "dream": "want",
+    "dreaming": "want",
+    "eager": "want",
+    "keen": "want",
+    "hope": "hope",
+    "hopes": "hope",
+    "hoping": "hope",
+    "thinking": "think",
+    "considering": "think",
+    "trying": "try",
+    "try": "try",
+    "tries": "try",
+    "decided": "decide",
+    "decide": "decide",
+    "determined": "decide",
+}
+
+
+def _aux_step(text: str, aspect: Aspect) -> int:
+    """Consume one auxiliary at the start of ``text``, recording it in ``aspect``; 0 when none is there."""
+    if m := re.match(r"(?:used to|use to)\s+", text, re.I):
+        aspect.ended = aspect.past = True
+    elif m := re.match(r"no longer\s+", text, re.I):
+        aspect.ended = True
+    elif m := re.match(r"(?P<aux>do|does|did)\s+(?:not|never)\s+", text, re.I):
+        aspect.negated = True
+        aspect.past = aspect.past or m["aux"].lower() == "did"
+    elif m := re.match(rf"(?P<aux>do|does|did)\s+(?={_EMPHASIZED})", text):
+        aspect.past = aspect.past or m["aux"] == "did"
+    elif m := re.match(r"(?:never|not)\s+", text, re.I):
+        aspect.negated = True
+    elif m := re.match(r"(?:will|shall)\s+", text, re.I):
+        aspect.future = True
+    elif (m := re.match(r"(?:am|is|are|was|were)\s+(?:going to|about to)\s+", text, re.I)) and not (
+        _NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])
+    ):
+        aspect.future = True
+    elif m := re.match(
+        r"(?:would|could)\s+(?:(?:really|definitely|so)\s+)?(?:love|like)\s+to\s+", text, re.I
+    ):
+        aspect.intent = "want"
+    elif m := re.match(r"(?:would|could|might|should|may|must|ought to|would rather)\s+", text, re.I):
+        aspect.modal = True
+    elif m := re.match(r"(?:have|has|had|need|needs|got)\s+to\s+", text, re.I):
+        aspect.modal = True
+    elif m := re.match(r"can\s+", text, re.I):
+        pass  # ability: "I can speak French" states a fact
+    elif (m := re.match(r"(?P<aux>have|has|had)\s+", text, re.I)) and _PARTICIPLE.match(
+        re.sub(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", "", text[m.end() :], flags=re.I)
+    ):
+        if m["aux"].lower() == "had":
+            aspect.past = True
+        else:
+            aspect.perfect = True
+    elif m := re.match(r"(?P<aux>am|is|are|was|were|be|been)\s+(?=[a-z]+ing\b)", text, re.I):
+        aspect.progressive = True
+        aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
+    elif m := re.match(r"(?:probably|maybe|perhaps)\s+", text, re.I):
+        aspect.hedged = True
+    elif not aspect.intent and (m := _INTENT.match(text)):
+        aspect.intent = _INTENT_KIND.get((m["word"] or m["bare"] or "").lower(), "plan")
+        aspect.intent_words = m[0].strip()
+    return m.end() if m else 0
+
+
+def parse_aspect(vp: str) -> tuple[Aspect, str]:
+    """Peel auxiliaries and adverbs off the start of a verb phrase; return the flags and the rest."""
+    aspect = Aspect()
+    text = vp.strip()
+    for _ in range(12):  # "I have just been thinking about ..." stacks a few
+        before = text
+        text = re.sub(rf"^(?:{_ADVERBS})\b[\s,]*", "", text, flags=re.I)
+        text = text[_aux_step(text, aspect) :]
+        if m := re.match(r"(?P<be>am|is|are|was|were)\s+(?:not|never)\s+", text, re.I):
+            aspect.negated = True  # "am not a fan of": keep the copula the rules need
+            text = f"{m['be']} {text[m.end() :]}"
+        if text == before:
+            break
+    if re.search(r"\b(?:any ?more|any longer)\b", text, re.I):
+        aspect.ended = True
+        aspect.negated = False  # "I don't live there anymore": it was true and has ended
+        text = re.sub(r"\s*\b(?:any ?more|any longer)\b", "", text, flags=re.I)
+    return aspect, text.strip()
+
+
+_IRREGULAR_PAST = frozenset(
+    "went got had left made met bought took came grew was were began became drove flew ate taught sold "
+    "spent found ran quit did moved lived worked studied married adopted joined started visited".split()
+)
+
+
+def is_past_form(verb: str) -> bool:
+    word = verb.lower()
+    return word in _IRREGULAR_PAST or (
+        word.endswith("ed") and len(word) > 3 and word not in ("need", "feed", "seed")
+    )

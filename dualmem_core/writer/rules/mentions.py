@@ -1,0 +1,411 @@
+"""Facts carried by noun phrases and possessives rather than by a verb phrase.
+
+"my girlfriend, Hana," states a relationship wherever it appears ("I met my girlfriend, Hana, at a
+concert"); "my favourite film is Alien" and "Portland is where I live" have a possessive or a
+place as their grammatical subject. These rules run on the whole clause, before and independent of
+the subject-and-verb rules in ``patterns.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from .. import dates
+from ..predicates import favourite_predicate
+from .base import Draft, items
+from .clauses import ADJ, NAME, possessive_subject
+from .lexicon import NOT_NAMES, is_demonym, is_place, pet_pattern, relation_of, relation_pattern
+from .objects import clean, proper_run, split_items, strip_leading, tidy
+
+_REL = relation_pattern()
+_PET = pet_pattern()
+_NAME_LIST = rf"{NAME}(?:\s+{NAME})?(?:\s*,\s*{NAME})*(?:\s*,?\s+(?:and|&)\s+{NAME})?"
+_MY = r"(?:[Mm]y|[Oo]ur)"
+
+
+def _ok(name: str) -> bool:
+    first = name.split()[0].lower()
+    return (
+        first not in NOT_NAMES and not is_demonym(first) and relation_of(first) is None and not is_place(name)
+    )
+
+
+def _people(text: str | None, plural: bool) -> list[str]:
+    if not text:
+        return []
+    found = [
+        n for n in (proper_run(p, max_tokens=2) for p in split_items(text, binomials=False)) if n and _ok(n)
+    ]
+    return found if plural else found[:1]
+
+
+def _relation_drafts(owner: str, rel: str, names: list[str], adj: str | None, rule: str) -> list[Draft]:
+    predicate = relation_of(rel)
+    if predicate is None:
+        return []
+    if rel.lower() == "twins":  # "our twins" are children; "my twin" is a sibling
+        predicate = "child"
+    adj = (adj or "").lower()
+    ended = adj == "late" or adj.startswith("ex") or rel.lower() == "ex"
+    role = ("ex-" if adj.startswith("ex") else "late " if adj == "late" else "") + rel.lower()
+    out = []
+    for name in names:
+        role_singular = role[:-1] if role.endswith("s") and relation_of(role[:-1]) else role
+        text = f"{name} is {owner}'s {role_singular}" if not ended else f"{name} was {owner}'s {rel.lower()}"
+        out.append(
+            Draft(predicate, name, 0.85, rule=rule, subject=owner, text=text, timing="none", ended=ended)
+        )
+    return out
+
+
+_RELATION_APPOSITION = re.compile(
+    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{_NAME_LIST})\s*(?=,|$|\s+(?:and|who|is|was|has|had|lives|works)\b)|"
+    rf"\s+(?P<name2>{_NAME_LIST}))"
+)
+_RELATION_BEFORE = re.compile(
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b"
+)
+_RELATION_IS = re.compile(
+    rf"(?:^|(?<=\s))(?P<name>{_NAME_LIST})\s+(?:is|are|was|were|has been|have been)\s+{_MY}\s+"
+    rf"(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b(?!')"
+)
+_RELATION_NAMED = re.compile(
+    rf"\b{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
+    rf"\s+goes\s+by)\s+"
+    rf"(?P<name>{NAME}(?:\s+{NAME})?)"
+)
+_RELATION_IS_NAME = re.compile(rf"^{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$")
+_THIRD_PARTY = re.compile(
+    rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b(?:\s*,\s*(?P<name>{NAME})\s*,|"
+    rf"\s+(?P<name2>{NAME}))"
+)
+_PET_APPOSITION = re.compile(
+    rf"\b{_MY}\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME})\s*(?=,|$|\s+(?:and|who|is|was|has)\b)|\s+(?P<name2>{NAME}))"
+)
+_PET_NAMED = re.compile(
+    rf"\b{_MY}\s+(?P<pet>{_PET})(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>{NAME})"
+)
+_PET_IS = re.compile(
+    rf"(?:^|(?<=\s))(?P<name>{NAME})\s+is\s+{_MY}\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})\b(?!')"
+)
+
+
+def relation_mentions(text: str, speaker: str, referent: str | None = None) -> list[Draft]:
+    """Relationships and pets named anywhere in the clause ("my sister Lena", "Mochi is our cat").
+
+    "his/her wife Ana" belongs to ``referent``, the one person already named in the message.
+    """
+    out: list[Draft] = []
+    for m in _RELATION_APPOSITION.finditer(text):
+        owner = speaker if m["own"].lower() in ("my", "our") else referent
+        if owner is None:
+            continue
+        plural = m["rel"].lower().endswith(("s", "children"))
+        out += _relation_drafts(
+            owner, m["rel"], _people(m["name"] or m["name2"], plural), m["adj"], "relation.apposition"
+        )
+    for pattern, rule in (
+        (_RELATION_BEFORE, "relation.apposition"),
+        (_RELATION_NAMED, "relation.named"),
+        (_RELATION_IS, "relation.is"),
+        (_RELATION_IS_NAME, "relation.is"),
+    ):
+        for m in pattern.finditer(text):
+            plural = m["rel"].lower().endswith("s")
+            out += _relation_drafts(
+                speaker, m["rel"], _people(m["name"], plural or rule == "relation.is"), m["adj"], rule
+            )
+    for m in _THIRD_PARTY.finditer(text):
+        if _ok(m["owner"]):
+            out += _relation_drafts(
+                m["owner"],
+                m["rel"],
+                _people(m["name"] or m["name2"], False),
+                m["adj"],
+                "relation.third_party",
+            )
+    for pattern in (_PET_APPOSITION, _PET_NAMED, _PET_IS):
+        for m in pattern.finditer(text):
+            name = m["name"] or m.groupdict().get("name2")
+            if not name or not _ok(name):
+                continue
+            kind = " ".join([*(m.groupdict().get("mods") or "").split(), m["pet"]]).lower()
+            out.append(
+                Draft(
+                    "pet",
+                    name,
+                    0.85,
+                    rule="pet.mention",
+                    subject=speaker,
+                    timing="none",
+                    text=f"{speaker} has a {kind} named {name}",
+                )
+            )
+    return out
+
+
+# ------------------------------------------------------------------------------ possessives
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    name: str  # whose attribute it is
+    kind: str  # "speaker" | "person" | "relative" | "pet"
+    role: str = ""  # relation or pet noun for an unnamed relative ("sister")
+
+
+_OWNER = rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|{NAME}'s|{_MY}\s+(?:{ADJ}\s+)?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+
+
+def _owner(text: str, speaker: str, referent: str | None) -> Owner | None:
+    lowered = text.lower()
+    if lowered in ("my", "our"):
+        return Owner(speaker, "speaker")
+    if lowered in ("his", "her"):
+        return Owner(referent, "person") if referent else None
+    m = re.match(rf"{_MY}\s+(?:{ADJ}\s+)?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$", text)
+    if m:
+        if m["name"] and _ok(m["name"]):
+            return Owner(m["name"], "person")
+        noun = m["noun"].lower()
+        kind = "relative" if relation_of(noun) else "pet"
+        return Owner(possessive_subject(noun, speaker), kind, noun)
+    name = text[:-2]
+    if _ok(name):
+        return Owner(name, "person")
+    return None
+
+
+def _date_value(raw: str, now: datetime) -> tuple[str | None, str | None]:
+    """('May 3', '1990') from "May 3rd, 1990"; month-only gives ('May', None)."""
+    for expr in dates.find_time_expressions(raw, now):
+        if expr.kind != "point" or expr.valid_from is None:
+            continue
+        year = str(expr.valid_from.year) if re.search(r"\b(?:1[89]|20)\d\d\b", expr.text) else None
+        if expr.granularity == "day":
+            return expr.valid_from.strftime("%B %-d"), year
+        if expr.granularity == "month":
+            return expr.valid_from.strftime("%B"), year
+    return None, None
+
+
+_COPULA = (
+    r"(?:is|are|was|were|has always been|has to be|would have to be|would be|must be|will always be|"
+    r"right now is)"
+)
+POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        (
+            "name",
+            rf"^{_OWNER}\s+(?:full\s+|real\s+|first\s+|given\s+|"
+            rf"legal\s+)?name\s+is\s+(?P<o>{NAME}(?:\s+{NAME}){{0,2}})",
+        ),
+        ("nickname", rf"^{_OWNER}\s+nickname\s+is\s+(?P<o>{NAME})"),
+        (
+            "birthday",
+            rf"^{_OWNER}\s+(?:birthday|bday|b-day|date of birth|birth date|DOB|"
+            rf"dob)\s+is\s+(?:on\s+)?(?P<o>.+)",
+        ),
+        (
+            "favourite",
+            rf"^{_OWNER}\s+(?:all[- ]time\s+|absolute\s+|personal\s+|current\s+|new\s+)?"
+            rf"(?:favou?rite|go-to|fave|fav)\s+"
+            rf"(?P<cat>[A-Za-z][\w -]{{0,30}}?)\s+{_COPULA}\s+(?P<o>.+)",
+        ),
+        (
+            "hobby",
+            rf"^{_OWNER}\s+(?:main\s+|favou?rite\s+|biggest\s+|only\s+|new\s+)?(?:hobby|hobbies|passion|"
+            rf"passions|"
+            rf"pastime|pastimes)\s+(?:is|are|include|includes|would be|would have to be)\s+(?P<o>.+)",
+        ),
+        (
+            "job_title",
+            rf"^{_OWNER}\s+(?:current\s+|new\s+|day\s+|full-time\s+)?(?:job|job title|occupation|profession|"
+            rf"title|role|position)\s+is\s+(?P<o>.+)",
+        ),
+        ("works_at", rf"^{_OWNER}\s+(?:employer|company|workplace)\s+is\s+(?P<o>[A-Z].+)"),
+        ("studies_at", rf"^{_OWNER}\s+(?:school|university|college|uni|alma mater)\s+is\s+(?P<o>[A-Z].+)"),
+        ("studies", rf"^{_OWNER}\s+(?:major|field|field of study|degree|subject)\s+is\s+(?:in\s+)?(?P<o>.+)"),
+        (
+            "lives_in",
+            rf"^{_OWNER}\s+(?:home|house|place|apartment|flat|family home|new place|new apartment|"
+            rf"new house)\s+is\s+"
+            rf"(?:in|at|near|located in|based in|over in|out in|down in|up in)\s+(?P<o>.+)",
+        ),
+        (
+            "from",
+            rf"^{_OWNER}\s+(?:hometown|home town|birthplace|home country|home state|"
+            rf"home city)\s+is\s+(?P<o>.+)",
+        ),
+        (
+            "speaks",
+            rf"^{_OWNER}\s+(?:native|first|mother|primary|home)\s+(?:language|tongue)\s+is\s+(?P<o>.+)",
+        ),
+    )
+)
+_FAVOURITE_REVERSED = re.compile(
+    rf"^(?P<o>.+?)\s+(?:is|are|was|has always been|will always be)\s+(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+"
+    r"(?:all[- ]time\s+|absolute\s+|personal\s+|new\s+)?(?:favou?rite|go-to|fave|"
+    r"fav)(?:\s+(?P<cat>[A-Za-z][\w -]{0,30}?))?$"
+)
+_LANGUAGE_REVERSED = re.compile(
+    rf"^(?P<o>[A-Z]\w+)\s+is\s+(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+(?:native|first|mother|"
+    rf"primary)\s+(?:language|tongue)"
+)
+_PLACE_IS_WHERE = re.compile(
+    r"^(?P<o>[A-Z][\w .,'-]*?)\s+is\s+(?:where\s+(?:I|we)\s+(?P<verb>live|am living|have lived|"
+    r"have been living|"
+    r"grew up|am from|was born|work|study)\b|(?:my|our)\s+(?:new\s+)?(?P<h>home|hometown|home town)\b|"
+    r"(?P<now>home)\s*(?:now|for now|these days)?$)"
+)
+
+
+def possessive_drafts(text: str, speaker: str, referent: str | None, now: datetime) -> list[Draft]:
+    """Statements whose subject is a possessive ("my birthday is ...") or a place ("Lyon is home")."""
+    out: list[Draft] = []
+    for name, pattern in POSSESSIVE_PATTERNS:
+        m = pattern.match(text)
+        if not m:
+            continue
+        owner = _owner(m["owner"], speaker, referent)
+        if owner is None:
+            continue
+        out += [_owned(d, owner, name) for d in _possessive(name, m, owner, speaker, now)]
+    if m := _FAVOURITE_REVERSED.match(text):
+        owner = _owner(m["owner"], speaker, referent)
+        value = clean(m["o"], "thing")
+        if owner and value and len(value.split()) <= 6:
+            predicate = favourite_predicate(m["cat"]) if m["cat"] else "likes"
+            out.append(
+                Draft(predicate, value, 0.8, rule="favourite.reversed", subject=owner.name, timing="none")
+            )
+    if m := _LANGUAGE_REVERSED.match(text):
+        owner = _owner(m["owner"], speaker, referent)
+        if owner:
+            out.append(Draft("speaks", m["o"], 0.85, rule="speaks.native", subject=owner.name, timing="none"))
+    if m := _PLACE_IS_WHERE.match(text):
+        verb = (m["verb"] or m["h"] or m["now"] or "").lower()
+        predicate = {
+            "grew up": "from",
+            "am from": "from",
+            "was born": "from",
+            "hometown": "from",
+            "home town": "from",
+            "work": "works_at",
+            "study": "studies_at",
+        }.get(verb, "lives_in")
+        kind = "organization" if predicate in ("works_at", "studies_at") else "place"
+        for d in items(predicate, m["o"], kind, 0.8 if m["verb"] or m["h"] else 0.65):
+            d.rule, d.subject = "place.is_where", speaker
+            out.append(d)
+    return out
+
+
+def _owned(draft: Draft, owner: Owner, rule: str) -> Draft:
+    draft.rule = draft.rule or f"possessive.{rule}"
+    draft.subject = draft.subject or owner.name
+    return draft
+
+
+def _possessive(name: str, m: re.Match[str], owner: Owner, speaker: str, now: datetime) -> list[Draft]:
+    value = m["o"]
+    if name == "name":
+        person = proper_run(value, max_tokens=3)
+        if not person or not _ok(person):
+            return []
+        if owner.kind == "relative":  # "my sister's name is Ana": the fact is who the sister is
+            return _relation_drafts(speaker, owner.role, [person], None, "relation.named")
+        if owner.kind == "pet":
+            return [
+                Draft(
+                    "pet",
+                    person,
+                    0.9,
+                    subject=speaker,
+                    timing="none",
+                    text=f"{speaker} has a {owner.role} named {person}",
+                )
+            ]
+        return [Draft("name", person, 0.95, kind="none", timing="none")]
+    if name == "nickname":
+        return [Draft("nickname", value, 0.9, kind="none", timing="none")]
+    if name == "birthday":
+        day, year = _date_value(value, now)
+        out = [Draft("birthday", day, 0.9, kind="none", timing="none")] if day else []
+        if year:
+            out.append(Draft("birth_year", year, 0.85, kind="none", timing="none"))
+        return out
+    if name == "favourite":
+        predicate = favourite_predicate(m["cat"])
+        out = items(
+            predicate, value, "thing", 0.9, timing="none", listable=" are " in m[0] or " were " in m[0]
+        )
+        for d in out:
+            d.kind = "thing"
+        return out
+    if name == "hobby":
+        return items("hobby", value, "thing", 0.9, listable=True)
+    if name == "job_title":
+        value = re.sub(r"^(?:being\s+|working\s+as\s+|as\s+)?(?:a|an)\s+", "", tidy(value))
+        title = strip_leading(clean(re.split(r"\s+(?:at|for|with)\s+", value)[0], "thing") or "")
+        out = [Draft("job_title", title, 0.85, kind="none")] if title and len(title.split()) <= 5 else []
+        org = re.search(r"\s+(?:at|for|with)\s+(?P<o>[A-Z].+)", value)
+        if org:
+            out += items("works_at", org["o"], "organization", 0.8)
+        return out
+    if name in ("works_at", "studies_at"):
+        return items(name, value, "organization", 0.85)
+    if name == "studies":
+        cleaned = clean(value, "thing")
+        return [Draft("studies", cleaned, 0.8, kind="none")] if cleaned else []
+    if name in ("lives_in", "from"):
+        return items(name, value, "place", 0.85, timing="none" if name == "from" else "state")
+    if name == "speaks":
+        return [
+            Draft("speaks", p, 0.85, timing="none")
+            for p in (tidy(x) for x in split_items(value))
+            if p[:1].isupper()
+        ]
+    return []
+
+
+# ------------------------------------------------------------------------------ speaker-only
+
+_CALL_ME = re.compile(
+    r"^(?i:(?:(?:you can|you may|please|just|feel free to|everyone|everybody|people|my friends|friends|"
+    r"most people|they|folks|my family|all my friends|most folks)\s+)*calls?\s+me\s+)"
+    rf"(?P<o>{NAME})\b"
+)
+_KNOWN_AS = re.compile(
+    rf"^(?i:(?:everyone|everybody|people|my friends|most people)\s+knows?\s+me\s+as\s+)(?P<o>{NAME})\b"
+)
+_HERE = re.compile(
+    rf"^(?:(?:this is|it is)\s+)?(?P<o>{NAME}(?:\s+{NAME})?)\s+(?:here|speaking)$|^this is\s+(?P<n>{NAME})$"
+)
+
+
+def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
+    """Statements only the speaker makes about themself: "call me Sam", "Priya here"."""
+    for pattern in (_CALL_ME, _KNOWN_AS):
+        if (m := pattern.match(text)) and _ok(m["o"]):
+            return [
+                Draft(
+                    "nickname",
+                    m["o"],
+                    0.85,
+                    rule="nickname.call_me",
+                    subject=speaker,
+                    kind="none",
+                    timing="none",
+                )
+            ]
+    if intro and (m := _HERE.match(text)):
+        name = m["o"] or m["n"]
+        if _ok(name):
+            return [Draft("name", name, 0.6, rule="name.here", subject=speaker, kind="none", timing="none")]
+    return []

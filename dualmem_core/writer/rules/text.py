@@ -1,0 +1,286 @@
+"""Surface text work before any rule runs: normalization, sentences, clauses, non-statements.
+
+The rules downstream match one clause at a time ("I moved to Denver", "she works at Acme"), so this
+module's job is to hand them clean, independent clauses: contractions expanded, discourse markers
+("btw", "Big news:") removed, questions, requests and conditionals recognised as such.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .lexicon import NOT_NAMES
+
+_PARTICIPLES = (
+    r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
+    r"written|driven|eaten|flown|come|lost|found|heard|told|said|thought|kept|sent|spent|built|felt|held|"
+    r"brought|taught|won|sold|read|run|never|always|just|already|finally|recently|\w+ed)"
+)
+_SUBJECT_PRONOUNS = r"(?:he|she|it|that|there|what|who|where|here|this|everyone|everything|nobody|someone)"
+# After a name or noun, "'s" is "is"/"has" only before these; otherwise it is a possessive.
+_IS_AFTER_NOUN = (
+    r"(?:a|an|the|been|got|gotten|from|in|at|on|not|never|always|still|also|really|now|currently|just|"
+    r"married|engaged|single|pregnant|retired|moving|living|working|going|getting|studying|doing|starting|"
+    r"dating|learning|taking|planning|allergic|vegan|vegetarian|\d+)\b"
+)
+
+_REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), r)
+    for p, r in (
+        (r"[‘’`´]", "'"),
+        (r"[“”]", '"'),
+        (r"\bcan't\b|\bcannot\b|\bcant\b(?=\s+(?:stand|bear|wait|eat|speak|live|drink))", "can not"),
+        (r"\bwon't\b", "will not"),
+        (r"\bshan't\b", "shall not"),
+        (r"\bain't\b", "is not"),
+        (r"\b(do|does|did|is|are|was|were|have|has|had|could|would|should|must|need)n't\b", r"\1 not"),
+        (r"\b(do|does|did|is|are|was|were|have|has|had|could|would|should)nt\b", r"\1 not"),
+        (r"\bi'm\b|\bim\b(?=\s)", "I am"),
+        (r"\bi've\b|\bive\b(?=\s+(?:been|got|lived|worked|had|never|always|just))", "I have"),
+        (r"\bi'll\b", "I will"),
+        (r"'re\b", " are"),
+        (r"'ve\b", " have"),
+        (r"'ll\b", " will"),
+        (rf"'d(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", " had"),
+        (r"'d\b", " would"),
+        (r"\bname's\b", "name is"),
+        (r"\blet's\b", "let us"),
+        (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", r"\1 has"),
+        (rf"\b({_SUBJECT_PRONOUNS})'s\b", r"\1 is"),
+        (r"\bgonna\b", "going to"),
+        (r"\bwanna\b", "want to"),
+        (r"\bgotta\b", "got to"),
+        (r"\bkinda\b", "kind of"),
+        (r"\bcan not (?:stand|bear|stomach|tolerate)\b", "hate"),
+        (r"\bi\b", "I"),
+    )
+)
+# "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".
+_KEEP_POSSESSIVE = NOT_NAMES | {"master", "bachelor", "children", "people", "women", "men", "everyone"}
+_NOUN_IS = re.compile(rf"\b([A-Za-z]+)'s\s+(?={_IS_AFTER_NOUN})")
+
+# Abbreviations whose dot must not end a sentence.
+_ABBREVIATIONS = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|Inc|Ltd|Co|Corp|vs|etc|Mt|Ft|Ave|approx|e\.g|i\.e|U\.S|U\.K|D\.C|"
+    r"a\.m|p\.m)\.|\b[A-Z]\.(?=\s?[A-Z])|(?<=\d)\.(?=\d)"
+)
+_DOT = "\u2024"  # stands in for a protected dot while splitting
+
+
+def normalize(text: str) -> str:
+    """Expand contractions and tidy spacing; keeps the original casing of every other word."""
+    text = text.replace("\u00a0", " ")
+    for pattern, replacement in _REPLACEMENTS:
+        text = pattern.sub(replacement, text)
+    text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str  # without its final punctuation
+    question: bool  # ended with "?"
+    exclaimed: bool
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences of ``text``, split on . ! ? ; and newlines, with abbreviations kept whole."""
+    protected = _ABBREVIATIONS.sub(lambda m: m[0].replace(".", _DOT), text)
+    out = []
+    for m in re.finditer(r"[^.!?;\n]+(?:[.!?;]+|\n|$)", protected):
+        chunk = m[0].strip()
+        body = chunk.rstrip(".!?; \n").strip().replace(_DOT, ".")
+        body = re.sub(r"\s*(?:[:;]-?[)(DPp]|<3|\(:|xD)\s*$", "", body).strip()  # trailing emoticons
+        if body:
+            out.append(Sentence(body, "?" in chunk[len(chunk.rstrip("!?.;")) :], "!" in chunk))
+    return out
+
+
+# ------------------------------------------------------------------------------------ clauses
+
+_CONJUNCTIONS = (
+    r"and then|and also|and now|and|but|so|because|'cause|cause|although|though|while|whereas|yet|plus|"
+    r"since|then|as|or|before|after|until|till|when|once|whenever"
+)
+_CONJUNCTION = re.compile(rf"(?:,\s*|\s+)(?P<conj>{_CONJUNCTIONS})\s+", re.IGNORECASE)
+_COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her)\b)")
+_PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
+_NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
+# Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
+VERB_START = re.compile(
+    r"(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|just|also|recently|currently|now|"
+    r"still|live|lives|lived|work|works|worked|love|loves|loved|like|likes|enjoy|enjoys|hate|hates|moved|"
+    r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
+    r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
+)
+# "my wife Elena" / "Tom" standing alone before "and I": a compound subject, not a clause.
+_BARE_SUBJECT = re.compile(
+    r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+[A-Z][a-z]+)?|"
+    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One clause of a sentence."""
+
+    text: str
+    conjunction: str = ""  # the word that introduced it ("because", "but"), "" for the first
+    inherits_subject: bool = False  # "... and live in Denver": the subject is the previous clause's
+
+
+def split_clauses(sentence: str) -> list[Piece]:
+    """Independent clauses of one sentence: split at conjunctions and commas that start a new clause."""
+    cuts: list[tuple[int, int, str, bool]] = []  # (cut start, next clause start, conjunction, inherits)
+    for m in _CONJUNCTION.finditer(sentence):
+        rest = sentence[m.end() :]
+        conj = m["conj"].lower()
+        if _PRONOUN_START.match(rest) or _NAME_VERB_START.match(rest):
+            left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
+            if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
+                continue  # "My wife Elena and I moved": one compound subject
+            if conj == "as" and not re.match(r"(?:I|we|he|she|they)\s", rest):
+                continue
+            if conj in ("or", "so", "before", "after", "until", "till", "when", "once", "whenever") and not (
+                _PRONOUN_START.match(rest)
+            ):
+                continue
+            cuts.append((m.start(), m.end(), conj, False))
+        elif conj in ("and", "but", "and then", "and also", "and now", "then") and VERB_START.match(rest):
+            cuts.append((m.start(), m.end(), conj, True))
+    for m in _COMMA.finditer(sentence):
+        left_start = max((c[1] for c in cuts if c[1] <= m.start()), default=0)
+        left = sentence[left_start : m.start()]
+        if len(left.split()) <= 3 and not _PRONOUN_START.search(left):
+            continue  # "Last summer, I went ...": an adverbial, not a clause
+        if any(c[0] <= m.start() < c[1] for c in cuts):
+            continue
+        cuts.append((m.start(), m.end(), "", False))
+    cuts.sort()
+    pieces: list[Piece] = []
+    start, conj, inherits = 0, "", False
+    for cut_start, cut_end, next_conj, next_inherits in cuts:
+        if cut_start < start:
+            continue
+        text = sentence[start:cut_start].strip(" ,")
+        if text:
+            pieces.append(Piece(text, conj, inherits))
+        start, conj, inherits = cut_end, next_conj, next_inherits
+    tail = sentence[start:].strip(" ,")
+    if tail:
+        pieces.append(Piece(tail, conj, inherits))
+    return pieces
+
+
+# ------------------------------------------------------------------------------ clause openers
+
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|howdy|greetings|yo|good (?:morning|afternoon|evening))\b(?:\s+(?:there|all|"
+    r"everyone|"
+    r"again|friend|buddy))?(?:\s+[A-Z][a-z]+)?[\s,!.:-]*",
+    re.IGNORECASE,
+)
+_MARKERS = re.compile(
+    r"^(?:oh|ah|aw|well|so|and|but|also|btw|by the way|anyway|anyways|actually|honestly|basically|okay|ok|"
+    r"yeah|yes|yep|no|nope|lol|haha|hahaha|um|uh|umm|hmm|right|alright|plus|besides|then|fyi|ps|p\.s\.|"
+    r"fun fact|big news|good news|bad news|quick update|update|guess what|as you know|as I said|"
+    r"like I said|as I mentioned|I mean|you know|to be honest|tbh|just so you know|just fyi|sure|wow|"
+    r"oh and|oh also|and also|also also|funny enough|interestingly|by the by|side note|random fact|"
+    r"speaking of which|on another note|in other news|otherwise|still|now|though|anyhow|currently|recently|"
+    r"lately|finally|originally|luckily|sadly|unfortunately|fortunately|thankfully|happily|apparently|"
+    r"ultimately|eventually|meanwhile|overall|also)\b[\s,!:.-]*",
+    re.IGNORECASE,
+)
+# "Big news: ...", "Update: ..." but not "I have three kids: ..."
+_LABEL = re.compile(
+    r"^(?!(?:I|we|my|our|he|she|they|his|her)\b)(?:[A-Za-z']+\s+){0,3}[A-Za-z']+\s*:\s+(?=\S)", re.I
+)
+# Prefixes that report the speaker's own statement; what follows is the statement itself.
+_REPORTING = re.compile(
+    r"^(?:I\s+(?:just\s+)?(?:think|guess|believe|suppose|feel like|know|reckon|bet|am (?:pretty |"
+    r"fairly )?sure|"
+    r"should (?:mention|tell you|say)|forgot to (?:mention|tell you)|(?:wanted|want) to (?:tell|"
+    r"let) you(?: know)?|"
+    r"have to say|must say|would say|told you|mentioned|(?:can|must) admit|realized|realised|admit)|"
+    r"did I (?:tell|mention to) you|(?:you )?remember|you know)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+_HEDGED = re.compile(
+    r"^I\s+(?:just\s+)?(?:think|guess|believe|suppose|feel like|reckon|bet)\b", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    text: str
+    greeted: bool  # the clause opened with a greeting ("Hi, I'm Priya")
+    hedged: bool  # "I think ..."
+    reported: bool  # "did I tell you ...": a rhetorical question around a statement
+
+
+def open_clause(text: str) -> Opened:
+    """Strip greetings, discourse markers, labels and reporting prefixes from the clause start."""
+    greeted = hedged = reported = False
+    for _ in range(6):  # markers stack: "Oh, and btw, I think ..."
+        before = text
+        if m := _GREETING.match(text):
+            greeted = True
+            text = text[m.end() :]
+        if m := _MARKERS.match(text):
+            text = text[m.end() :]
+        if m := _LABEL.match(text):
+            text = text[m.end() :]
+        if m := _REPORTING.match(text):
+            hedged = hedged or bool(_HEDGED.match(text))
+            reported = reported or text.lower().startswith("did")
+            text = text[m.end() :]
+        if text == before:
+            break
+    return Opened(text.strip(" ,"), greeted, hedged, reported)
+
+
+_AUX = (
+    r"do|does|did|can|could|would|will|should|shall|may|might|must|is|are|am|was|were|have|has|had|"
+    r"do not|does not|did not|is not|are not|was not|were not|have not|has not|can not|will not|would not"
+)
+_QUESTION_START = re.compile(
+    rf"^(?:(?:{_AUX})\s+(?:you|I|we|he|she|they|it|there|my|your|this|that|anyone|anybody)\b|"
+    r"(?:what|where|when|who|whom|whose|why|how|which)(?:\s+is|\s+are|\s+was|\s+were|\s+do|\s+does|\s+did|"
+    r"\s+can|\s+could|\s+would|\s+will|\s+should|\s+have|\s+has|\s+kind|\s+sort|\s+type|\s+about|\s+much|"
+    r"\s+many|\s+long|\s+often|\s+old|\s+else)\b)",
+    re.IGNORECASE,
+)
+_NON_STATEMENT = re.compile(
+    r"^(?:I\s+(?:wonder|am not sure|do not know|have no idea|can not remember|do not remember|forgot)\b|"
+    r"(?:please|kindly)\b|(?:remind|tell|help|give|show|find|book|set|add|let|make|write|explain|recommend|"
+    r"suggest|list|search|look|check|send|schedule|create|translate|summarize|summarise|imagine|pretend|"
+    r"suppose|consider)\s)",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: Sentence) -> bool:
+    return sentence.question or bool(_QUESTION_START.match(sentence.text))
+
+
+def is_non_statement(text: str) -> bool:
+    """Requests, imperatives and admissions of not knowing carry no fact about anyone."""
+    return bool(_NON_STATEMENT.match(text))
+
+
+# Subordinators that make the clause unreal ("if I lived in Paris") or future-bound ("when I retire").
+IRREALIS = re.compile(
+    r"^(?:if|unless|whether|in case|even if|as if|as though|what if|suppose|imagine)\b", re.I
+)
+TEMPORAL = re.compile(
+    r"^(?:when|whenever|once|after|before|until|till|as soon as|while|since|ever since)\s+", re.I
+)
+CONDITIONAL_SENTENCE = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|what if|in case|pretend|wish|if only)\b", re.I
+)
+
+
+def is_capitalized_name(word: str) -> bool:
+    """A word that can be (part of) a proper name in running text."""
+    return bool(re.fullmatch(r"[A-Z][a-zA-Z'\u00C0-\u017F-]*\.?", word)) and word.lower() not in NOT_NAMES

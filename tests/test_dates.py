@@ -1,0 +1,158 @@
+"""Relative date resolution: fixed "now" values across month, year and leap-year boundaries."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from dualmem_core.writer.dates import (
+    add_months,
+    add_years,
+    find_time_expressions,
+    looks_future,
+    parse_count,
+    resolve_relative,
+)
+
+
+def d(year: int, month: int, day: int) -> datetime:
+    return datetime(year, month, day, tzinfo=UTC)
+
+
+MID_JUNE = datetime(2024, 6, 15, 14, 30, tzinfo=UTC)  # a Saturday
+NEW_YEAR = datetime(2025, 1, 1, 9, 0, tzinfo=UTC)  # a Wednesday
+LEAP_DAY = datetime(2024, 2, 29, 18, 0, tzinfo=UTC)  # a Thursday
+END_OF_MARCH = datetime(2023, 3, 31, 8, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        ("yesterday", MID_JUNE, (d(2024, 6, 14), None)),
+        ("yesterday", NEW_YEAR, (d(2024, 12, 31), None)),
+        ("the day before yesterday", LEAP_DAY, (d(2024, 2, 27), None)),
+        ("tomorrow", LEAP_DAY, (d(2024, 3, 1), None)),
+        ("last week", MID_JUNE, (d(2024, 6, 3), None)),
+        ("last week", NEW_YEAR, (d(2024, 12, 23), None)),
+        ("last month", NEW_YEAR, (d(2024, 12, 1), None)),
+        ("last month", END_OF_MARCH, (d(2023, 2, 1), None)),
+        ("last year", MID_JUNE, (d(2023, 1, 1), None)),
+        ("next week", MID_JUNE, (d(2024, 6, 17), None)),
+        ("next month", NEW_YEAR, (d(2025, 2, 1), None)),
+        ("next year", NEW_YEAR, (d(2026, 1, 1), None)),
+        ("two years ago", MID_JUNE, (d(2022, 6, 15), None)),
+        ("a year ago", LEAP_DAY, (d(2023, 2, 28), None)),  # no 29 February in 2023
+        ("4 years ago", LEAP_DAY, (d(2020, 2, 29), None)),
+        ("3 months ago", MID_JUNE, (d(2024, 3, 15), None)),
+        ("one month ago", END_OF_MARCH, (d(2023, 2, 28), None)),  # 31 March minus a month clamps
+        ("a couple of weeks ago", MID_JUNE, (d(2024, 6, 1), None)),
+        ("a few days ago", NEW_YEAR, (d(2024, 12, 29), None)),
+        ("a decade ago", MID_JUNE, (d(2014, 6, 15), None)),
+        ("twenty-one years ago", MID_JUNE, (d(2003, 6, 15), None)),
+        ("since March", MID_JUNE, (d(2024, 3, 1), None)),
+        ("since March", d(2024, 3, 10), (d(2024, 3, 1), None)),
+        ("since March", d(2024, 2, 10), (d(2023, 3, 1), None)),
+        ("since December", NEW_YEAR, (d(2024, 12, 1), None)),
+        ("in 2019", MID_JUNE, (d(2019, 1, 1), None)),
+        ("since 2019", MID_JUNE, (d(2019, 1, 1), None)),
+        ("on May 3rd", MID_JUNE, (d(2024, 5, 3), None)),
+        ("on May 3rd", d(2024, 4, 1), (d(2023, 5, 3), None)),
+        ("May 3, 2024", NEW_YEAR, (d(2024, 5, 3), None)),
+        ("3 May 2021", NEW_YEAR, (d(2021, 5, 3), None)),
+        ("the 3rd of May", MID_JUNE, (d(2024, 5, 3), None)),
+        ("on February 29", d(2025, 6, 1), (d(2024, 2, 29), None)),  # the last leap day
+        ("2024-02-29", MID_JUNE, (d(2024, 2, 29), None)),
+        ("in June 2020", MID_JUNE, (d(2020, 6, 1), None)),
+        ("I've lived here for five years", MID_JUNE, (d(2019, 6, 15), None)),
+        ("for five years", LEAP_DAY, (d(2019, 2, 28), None)),
+        ("for the past 18 months", MID_JUNE, (d(2022, 12, 15), None)),
+        ("for about six years now", MID_JUNE, (d(2018, 6, 15), None)),
+        ("until 2020", MID_JUNE, (None, d(2020, 1, 1))),
+        ("up until last month", MID_JUNE, (None, d(2024, 5, 1))),
+        ("from 2015 to 2018", MID_JUNE, (d(2015, 1, 1), d(2019, 1, 1))),
+        ("between 2010 and 2012", MID_JUNE, (d(2010, 1, 1), d(2013, 1, 1))),
+        ("2015-2018", MID_JUNE, (d(2015, 1, 1), d(2019, 1, 1))),
+        ("from November to February", MID_JUNE, (d(2023, 11, 1), d(2024, 3, 1))),
+        ("last summer", MID_JUNE, (d(2023, 6, 1), None)),  # in June, last summer is the previous one
+        ("last summer", d(2024, 10, 2), (d(2024, 6, 1), None)),
+        ("last winter", d(2024, 1, 20), (d(2022, 12, 1), None)),
+        ("this summer", d(2024, 4, 1), (d(2024, 6, 1), None)),
+        ("last weekend", MID_JUNE, (d(2024, 6, 8), None)),
+        ("last Friday", MID_JUNE, (d(2024, 6, 14), None)),
+        ("on Monday", NEW_YEAR, (d(2024, 12, 30), None)),
+        ("earlier this year", MID_JUNE, (d(2024, 1, 1), None)),
+        ("recently", MID_JUNE, (None, None)),
+        ("a while ago", MID_JUNE, (None, None)),
+        ("for years", MID_JUNE, (None, None)),
+        ("I live in Denver", MID_JUNE, (None, None)),
+    ],
+)
+def test_resolve_relative(text: str, now: datetime, expected: tuple) -> None:
+    assert resolve_relative(text, now) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "expected"),
+    [
+        ("in April", MID_JUNE, d(2025, 4, 1)),  # a plan: the next April
+        ("in June", MID_JUNE, d(2024, 6, 1)),  # this month still counts as upcoming
+        ("on Friday", MID_JUNE, d(2024, 6, 21)),
+        ("next spring", MID_JUNE, d(2025, 3, 1)),
+        ("in two weeks", MID_JUNE, d(2024, 6, 29)),
+        ("in a few months", NEW_YEAR, d(2025, 4, 1)),
+        ("on March 1st", LEAP_DAY, d(2024, 3, 1)),
+    ],
+)
+def test_future_reading(text: str, now: datetime, expected: datetime) -> None:
+    assert resolve_relative(text, now, prefer_future=True)[0] == expected
+
+
+def test_future_is_guessed_from_the_text() -> None:
+    assert resolve_relative("I'm going to Lisbon in April", MID_JUNE)[0] == d(2025, 4, 1)
+    assert resolve_relative("I was in Lisbon in April", MID_JUNE)[0] == d(2024, 4, 1)
+    assert looks_future("we will move next year") and not looks_future("we moved last year")
+
+
+def test_spans_cover_the_expression_and_its_preposition() -> None:
+    text = "I moved to Denver last week for work"
+    (expr,) = find_time_expressions(text, MID_JUNE)
+    assert text[expr.start : expr.end] == "last week"
+    assert expr.kind == "point" and expr.period_end == d(2024, 6, 10)
+    (since,) = find_time_expressions("I've been here since 2019", MID_JUNE)
+    assert since.text == "since 2019" and since.kind == "since"
+
+
+def test_vague_words_are_found_but_unresolved() -> None:
+    found = find_time_expressions("I recently moved and I live there now", MID_JUNE)
+    assert [e.kind for e in found] == ["vague", "now"]
+    assert all(e.valid_from is None for e in found)
+
+
+def test_fuzzy_counts_are_less_confident() -> None:
+    (exact,) = find_time_expressions("three days ago", MID_JUNE)
+    (fuzzy,) = find_time_expressions("a few days ago", MID_JUNE)
+    assert fuzzy.confidence < exact.confidence
+    assert parse_count("a couple of") == (2, 0.6)
+    assert parse_count("seventeen")[0] == 17 and parse_count("12")[0] == 12
+
+
+def test_words_that_look_like_dates_are_not() -> None:
+    assert find_time_expressions("I may move to Spain", MID_JUNE) == []
+    assert find_time_expressions("I talked to Jan about it", MID_JUNE) == []
+    assert find_time_expressions("we have 2000 followers", MID_JUNE) == []
+    assert find_time_expressions("I want to march in the parade", MID_JUNE) == []
+
+
+def test_month_and_year_arithmetic_clamps() -> None:
+    assert add_months(d(2024, 1, 31), 1) == d(2024, 2, 29)
+    assert add_months(d(2023, 1, 31), 1) == d(2023, 2, 28)
+    assert add_months(d(2024, 3, 31), -13) == d(2023, 2, 28)
+    assert add_months(d(2024, 12, 15), 1) == d(2025, 1, 15)
+    assert add_years(d(2024, 2, 29), 1) == d(2025, 2, 28)
+    assert add_years(d(2024, 2, 29), -4) == d(2020, 2, 29)
+
+
+def test_results_are_midnight_utc() -> None:
+    start, _ = resolve_relative("two days ago", datetime(2024, 6, 15, 23, 59, tzinfo=UTC))
+    assert start == d(2024, 6, 13) and start.tzinfo is UTC

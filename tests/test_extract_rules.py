@@ -1,0 +1,473 @@
+"""The rule-based fact extractor: many ordinary sentences, negatives, dates and a held-out score.
+
+Cases are (sentence, expected triples). A triple is (subject, predicate, object) and may carry a
+fourth element, ``True`` for a negated fact. Positive cases check that every expected triple is
+extracted (extra facts are allowed there); negative cases check that nothing is extracted.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from dualmem_core.writer import predicates
+from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.facts import Extractor, Fact, Message
+
+NOW = datetime(2024, 6, 15, 14, 30, tzinfo=UTC)
+EXTRACTOR = RuleExtractor()
+
+
+def extract(text: str, speaker: str = "user", role: str = "user", at: datetime = NOW) -> list[Fact]:
+    return EXTRACTOR.extract(Message(text=text, at=at, speaker=speaker, role=role))
+
+
+def _key(subject: str, predicate: str, obj: str, negated: bool = False) -> tuple[str, str, str, bool]:
+    return subject.lower(), predicate, obj.lower(), negated
+
+
+def triples(facts: list[Fact]) -> set[tuple[str, str, str, bool]]:
+    return {_key(f.subject, f.predicate, f.object, f.negated) for f in facts}
+
+
+def find(facts: list[Fact], predicate: str, obj: str | None = None) -> Fact:
+    for fact in facts:
+        if fact.predicate == predicate and (obj is None or fact.object.lower() == obj.lower()):
+            return fact
+    raise AssertionError(f"no {predicate} {obj!r} in {[(f.subject, f.predicate, f.object) for f in facts]}")
+
+
+POSITIVE: list[tuple[str, list[tuple]]] = [
+    # where someone lives
+    ("I live in Portland.", [("user", "lives_in", "Portland")]),
+    ("I'm living in Leeds these days.", [("user", "lives_in", "Leeds")]),
+    ("We relocated to Phoenix last spring.", [("user", "lives_in", "Phoenix")]),
+    ("I moved to New York City for a new job at Acme Corp.", [("user", "lives_in", "New York City")]),
+    ("I've been living in Kyoto since 2021.", [("user", "lives_in", "Kyoto")]),
+    ("My home is in Vermont.", [("user", "lives_in", "Vermont")]),
+    ("Minneapolis is where I live now.", [("user", "lives_in", "Minneapolis")]),
+    ("We're based in Rotterdam.", [("user", "lives_in", "Rotterdam")]),
+    ("I used to live in Glasgow.", [("user", "lives_in", "Glasgow")]),
+    ("Honestly I reside in a small town near Tulsa.", [("user", "lives_in", "small town near Tulsa")]),
+    (
+        "Last year we moved from Houston to Raleigh.",
+        [("user", "lives_in", "Raleigh"), ("user", "lives_in", "Houston")],
+    ),
+    ("My parents live in Porto.", [("user's parents", "lives_in", "Porto")]),
+    (
+        "My aunt Rosa lives just outside of Madrid.",
+        [("user", "relative", "Rosa"), ("Rosa", "lives_in", "Madrid")],
+    ),
+    # where someone is from
+    ("I'm from Kenya originally.", [("user", "from", "Kenya")]),
+    ("I was born and raised in Cork.", [("user", "from", "Cork")]),
+    ("I was born in Tbilisi in 1988.", [("user", "from", "Tbilisi"), ("user", "birth_year", "1988")]),
+    ("I come from Manchester.", [("user", "from", "Manchester")]),
+    ("My hometown is Savannah.", [("user", "from", "Savannah")]),
+    # work
+    ("I work at Spotify.", [("user", "works_at", "Spotify")]),
+    ("I work for Johnson & Johnson.", [("user", "works_at", "Johnson & Johnson")]),
+    (
+        "I'm a nurse at Mercy General.",
+        [("user", "job_title", "nurse"), ("user", "works_at", "Mercy General")],
+    ),
+    ("I got a job at Airbnb!", [("user", "works_at", "Airbnb")]),
+    ("Big news: I started at Lyft on Monday.", [("user", "works_at", "Lyft")]),
+    ("I joined Datadog in March.", [("user", "works_at", "Datadog")]),
+    ("I'm an accountant.", [("user", "job_title", "accountant")]),
+    (
+        "I work as a senior data analyst at Target.",
+        [("user", "job_title", "senior data analyst"), ("user", "works_at", "Target")],
+    ),
+    ("I quit Uber last year.", [("user", "works_at", "Uber")]),
+    ("I retired from Boeing in 2019.", [("user", "works_at", "Boeing")]),
+    ("I'm retired.", [("user", "job_title", "retired")]),
+    ("My job is teaching high school chemistry.", [("user", "job_title", "teaching high school chemistry")]),
+    ("Bob works at Acme.", [("Bob", "works_at", "Acme")]),
+    ("Carlos is a plumber.", [("Carlos", "job_title", "plumber")]),
+    ("I'm the CTO of Brightwave.", [("user", "job_title", "CTO"), ("user", "works_at", "Brightwave")]),
+    # study
+    ("I'm a junior at Boston University.", [("user", "studies_at", "Boston University")]),
+    ("I study biology at McGill.", [("user", "studies", "biology"), ("user", "studies_at", "McGill")]),
+    ("I graduated from Rice University in 2016.", [("user", "studies_at", "Rice University")]),
+    ("My daughter goes to Lincoln High School.", [("user's daughter", "studies_at", "Lincoln High School")]),
+    # identity
+    ("My name is Farida.", [("user", "name", "Farida")]),
+    ("Hello! I'm Teodor.", [("user", "name", "Teodor")]),
+    ("Please call me Bex.", [("user", "nickname", "Bex")]),
+    ("Everyone calls me Jojo.", [("user", "nickname", "Jojo")]),
+    ("I go by Sam.", [("user", "nickname", "Sam")]),
+    ("I'm 41.", [("user", "age", "41")]),
+    ("I'm twenty-six years old.", [("user", "age", "26")]),
+    ("I turned 50 yesterday!", [("user", "age", "50")]),
+    ("My birthday is March 9th.", [("user", "birthday", "March 9")]),
+    ("My birthday is on the 22nd of November.", [("user", "birthday", "November 22")]),
+    # partners and family
+    ("My wife Ingrid is a pilot.", [("user", "spouse", "Ingrid"), ("Ingrid", "job_title", "pilot")]),
+    ("I'm married to Kwame.", [("user", "spouse", "Kwame")]),
+    ("I married Lucia in 2012.", [("user", "spouse", "Lucia")]),
+    ("My boyfriend Theo lives in Lyon.", [("user", "partner", "Theo"), ("Theo", "lives_in", "Lyon")]),
+    ("I'm dating Priyanka.", [("user", "partner", "Priyanka")]),
+    ("We got engaged last weekend!", [("user", "relationship_status", "engaged")]),
+    ("I'm divorced.", [("user", "relationship_status", "divorced")]),
+    ("My sister Lena lives in Seattle.", [("user", "sibling", "Lena"), ("Lena", "lives_in", "Seattle")]),
+    ("Nadia is my younger sister.", [("user", "sibling", "Nadia")]),
+    (
+        "My older brother, Marco, works at Ferrari.",
+        [("user", "sibling", "Marco"), ("Marco", "works_at", "Ferrari")],
+    ),
+    ("My mom is a librarian.", [("user's mom", "job_title", "librarian")]),
+    ("My dad's name is Hiroshi.", [("user", "parent", "Hiroshi")]),
+    ("Our son Kai just turned four.", [("user", "child", "Kai"), ("Kai", "age", "4")]),
+    (
+        "I have three daughters: Ada, Bea and Cleo.",
+        [("user", "child", "Ada"), ("user", "child", "Bea"), ("user", "child", "Cleo")],
+    ),
+    ("My best friend Omar is from Cairo.", [("user", "friend", "Omar"), ("Omar", "from", "Cairo")]),
+    (
+        "Dana, my coworker, is obsessed with climbing.",
+        [("user", "colleague", "Dana"), ("Dana", "likes", "climbing")],
+    ),
+    ("My neighbor Gus has a parrot.", [("user", "knows", "Gus"), ("Gus", "pet", "parrot")]),
+    # pets
+    ("My dog Pepper loves the beach.", [("user", "pet", "Pepper"), ("Pepper", "likes", "beach")]),
+    ("I have a corgi named Waffle.", [("user", "pet", "Waffle")]),
+    ("We adopted a kitten last month.", [("user", "pet", "kitten")]),
+    ("We have two cats, Salt and Pepper.", [("user", "pet", "Salt"), ("user", "pet", "Pepper")]),
+    ("Noodle is our hamster.", [("user", "pet", "Noodle")]),
+    # preferences
+    ("I love Korean food.", [("user", "likes", "Korean food")]),
+    (
+        "I really enjoy gardening and birdwatching.",
+        [("user", "likes", "gardening"), ("user", "likes", "birdwatching")],
+    ),
+    ("I adore old Hitchcock films.", [("user", "likes", "old Hitchcock films")]),
+    ("I like to swim.", [("user", "likes", "swimming")]),
+    ("I'm really into board games.", [("user", "likes", "board games")]),
+    ("I hate traffic.", [("user", "dislikes", "traffic")]),
+    ("I can't stand reality TV.", [("user", "dislikes", "reality TV")]),
+    ("I don't like mushrooms.", [("user", "dislikes", "mushrooms")]),
+    ("My favourite band is Radiohead.", [("user", "favourite_band", "Radiohead")]),
+    (
+        "My favorite foods are ramen and tacos.",
+        [("user", "favourite_food", "ramen"), ("user", "favourite_food", "tacos")],
+    ),
+    ("Blue is my favorite color.", [("user", "favourite_colour", "Blue")]),
+    # food
+    ("I'm vegan.", [("user", "diet", "vegan")]),
+    ("I've been pescatarian for years.", [("user", "diet", "pescatarian")]),
+    ("I went vegetarian in January.", [("user", "diet", "vegetarian")]),
+    ("I don't eat pork.", [("user", "eats", "pork", True)]),
+    (
+        "I'm allergic to peanuts and tree nuts.",
+        [("user", "allergy", "peanuts"), ("user", "allergy", "tree nuts")],
+    ),
+    ("I have a shellfish allergy.", [("user", "allergy", "shellfish")]),
+    # possessions
+    ("I own a Subaru Outback.", [("user", "owns", "Subaru Outback")]),
+    ("I bought a piano last week.", [("user", "owns", "piano")]),
+    ("We just bought a house in Tacoma.", [("user", "owns", "house")]),
+    ("I sold my boat.", [("user", "owns", "boat")]),
+    # plans
+    ("I'm planning to learn Italian.", [("user", "plans", "learn Italian")]),
+    ("I'm going to run a half marathon in October.", [("user", "plans", "run a half marathon")]),
+    ("I will start my new job next Monday.", [("user", "plans", "start their new job")]),
+    ("We're moving to Denver next month.", [("user", "plans", "move to Denver")]),
+    ("I'm flying to Tokyo on Friday.", [("user", "plans", "fly to Tokyo")]),
+    (
+        "I hope to visit my grandparents in Manila this summer.",
+        [("user", "plans", "visit their grandparents in Manila")],
+    ),
+    # travel
+    ("I visited Peru last year.", [("user", "visited", "Peru")]),
+    ("Last summer we went to Croatia.", [("user", "visited", "Croatia")]),
+    ("I've been to Morocco twice.", [("user", "visited", "Morocco")]),
+    ("I travelled to Vietnam in 2019.", [("user", "visited", "Vietnam")]),
+    # hobbies and languages
+    ("I play tennis every weekend.", [("user", "hobby", "tennis")]),
+    ("I play the cello.", [("user", "hobby", "playing the cello")]),
+    ("My hobby is woodworking.", [("user", "hobby", "woodworking")]),
+    ("I do yoga most mornings.", [("user", "hobby", "yoga")]),
+    ("I go fishing with my dad.", [("user", "hobby", "fishing")]),
+    (
+        "In my spare time I paint and write poetry.",
+        [("user", "hobby", "painting"), ("user", "hobby", "writing poetry")],
+    ),
+    ("I'm an avid cyclist.", [("user", "hobby", "cycling")]),
+    ("I speak German and Turkish.", [("user", "speaks", "German"), ("user", "speaks", "Turkish")]),
+    ("I'm fluent in Mandarin.", [("user", "speaks", "Mandarin")]),
+    ("Hindi is my first language.", [("user", "speaks", "Hindi")]),
+    # several facts in one message
+    (
+        "Hi! I'm Marta, I'm 29 and I live in Valencia.",
+        [("user", "name", "Marta"), ("user", "age", "29"), ("user", "lives_in", "Valencia")],
+    ),
+    (
+        "I work at Pfizer and my husband works at Merck.",
+        [("user", "works_at", "Pfizer"), ("user's husband", "works_at", "Merck")],
+    ),
+    (
+        "My brother Ivan lives in Kyiv. He works at a bank.",
+        [("user", "sibling", "Ivan"), ("Ivan", "lives_in", "Kyiv"), ("Ivan", "works_at", "bank")],
+    ),
+    ("Oh, and btw, I quit my job at Oracle.", [("user", "works_at", "Oracle")]),
+    ("Did I tell you I got a job at Canva?", [("user", "works_at", "Canva")]),
+    ("Meera told me she moved to Pune.", [("Meera", "lives_in", "Pune")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), POSITIVE, ids=[c[0][:40] for c in POSITIVE])
+def test_extracts_expected_triples(text: str, expected: list[tuple]) -> None:
+    got = triples(extract(text))
+    for triple in expected:
+        assert _key(*triple) in got, f"{triple} missing from {sorted(got)}"
+
+
+NEGATIVE = [
+    "Do you know where I live?",
+    "Where should I move next year?",
+    "Can you recommend a good restaurant in Lisbon?",
+    "If I lived in Paris, I would eat croissants every day.",
+    "I wish I had a dog.",
+    "I might move to Berlin.",
+    "I should probably quit my job.",
+    "Maybe we'll get a cat someday.",
+    "What's the capital of Australia?",
+    "Tell me a joke about penguins.",
+    "Thanks, that's really helpful!",
+    "lol same",
+    "Good morning!",
+    "That sounds amazing.",
+    "I'm not sure whether I want to move.",
+    "I wonder if I should learn Spanish.",
+    "Remind me to call my mom tomorrow.",
+    "She lives in Rome.",
+    "My friend thinks I should move to Austin.",
+    "Is it going to rain today?",
+    "I love you!",
+    "I'm so tired today.",
+    "It was a long day at work.",
+    "Could you help me plan a trip to Japan?",
+    "Unless I get the job, I'll stay in Ohio.",
+    "Have you ever been to Portugal?",
+    "I work hard.",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_states_no_fact(text: str) -> None:
+    assert extract(text) == [], [(f.subject, f.predicate, f.object) for f in extract(text)]
+
+
+# ------------------------------------------------------------------------------ subjects
+
+
+def test_speaker_name_is_the_subject_of_first_person_statements() -> None:
+    facts = extract("I teach at Oakwood Elementary and I live in Tacoma.", speaker="Maya")
+    assert ("maya", "lives_in", "tacoma", False) in triples(facts)
+    assert ("maya", "works_at", "oakwood elementary", False) in triples(facts)
+
+
+def test_reported_speech_is_about_the_reporter() -> None:
+    facts = extract("Jonas said he works at Siemens now.")
+    assert triples(facts) >= {("jonas", "works_at", "siemens", False)}
+    assert all(f.subject != "user" for f in facts)
+
+
+def test_third_person_statement_is_not_attributed_to_the_speaker() -> None:
+    facts = extract("My cousin Ali is a dentist in Dubai.")
+    assert ("ali", "job_title", "dentist", False) in triples(facts)
+    assert not any(f.subject == "user" and f.predicate == "job_title" for f in facts)
+
+
+def test_assistant_and_system_messages_yield_nothing() -> None:
+    assert extract("I live in the cloud and I love helping.", speaker="assistant", role="assistant") == []
+    assert extract("You are a helpful assistant.", speaker="system", role="system") == []
+
+
+def test_a_named_person_in_the_assistant_role_still_counts() -> None:
+    facts = extract("I moved to Lagos last year.", speaker="Caroline", role="assistant")
+    assert ("caroline", "lives_in", "lagos", False) in triples(facts)
+
+
+# ------------------------------------------------------------------------------ polarity and time
+
+
+def test_no_longer_ends_the_fact_instead_of_negating_it() -> None:
+    fact = find(extract("I don't live in Boston anymore."), "lives_in", "Boston")
+    assert not fact.negated
+    assert fact.valid_to == NOW
+
+
+def test_used_to_ends_before_the_message() -> None:
+    fact = find(extract("I used to work at Intel."), "works_at", "Intel")
+    assert fact.valid_to is not None and fact.valid_to <= NOW
+    assert "used to" in fact.text
+
+
+def test_plain_negation_is_kept_explicit() -> None:
+    fact = find(extract("I don't eat meat."), "eats", "meat")
+    assert fact.negated and fact.valid_to is None
+    assert "does not" in fact.text
+
+
+def test_never_is_a_negative_not_an_ending() -> None:
+    fact = find(extract("I've never been to Brazil."), "visited", "Brazil")
+    assert fact.negated and fact.valid_to is None
+
+
+def test_move_dates_resolve_against_the_message_time() -> None:
+    fact = find(extract("I moved to Austin last week."), "lives_in", "Austin")
+    assert fact.valid_from == datetime(2024, 6, 3, tzinfo=UTC)  # Monday of the previous week
+    assert fact.valid_to is None
+
+
+def test_duration_sets_the_start() -> None:
+    fact = find(extract("I've lived in Oslo for five years."), "lives_in", "Oslo")
+    assert fact.valid_from == datetime(2019, 6, 15, tzinfo=UTC)
+
+
+def test_since_month_is_the_most_recent_such_month() -> None:
+    fact = find(extract("I've worked at Etsy since March."), "works_at", "Etsy")
+    assert fact.valid_from == datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def test_range_gives_both_ends() -> None:
+    fact = find(extract("I lived in Prague from 2015 to 2018."), "lives_in", "Prague")
+    assert fact.valid_from == datetime(2015, 1, 1, tzinfo=UTC)
+    assert fact.valid_to == datetime(2019, 1, 1, tzinfo=UTC)
+
+
+def test_leaving_a_job_dates_the_end() -> None:
+    fact = find(extract("I left Accenture in 2021."), "works_at", "Accenture")
+    assert fact.valid_to == datetime(2021, 1, 1, tzinfo=UTC)
+
+
+def test_a_plan_is_dated_in_the_future() -> None:
+    fact = find(extract("I'm going to Lisbon in April."), "plans")
+    assert fact.valid_from == datetime(2025, 4, 1, tzinfo=UTC)
+
+
+def test_vague_time_leaves_the_date_unknown() -> None:
+    fact = find(extract("I recently moved to Leeds."), "lives_in", "Leeds")
+    assert fact.valid_from is None and fact.valid_to is None
+
+
+# ------------------------------------------------------------------------------ entities, wording, confidence
+
+
+def test_entities_are_typed() -> None:
+    facts = extract("My sister Lena works at Microsoft in Redmond.")
+    entities = {e for f in facts for e in f.entities}
+    assert ("Lena", "person") in entities
+    assert ("Microsoft", "organization") in entities
+
+
+def test_pet_and_place_entities() -> None:
+    facts = extract("My dog Rex and I moved to Boulder.")
+    entities = {e for f in facts for e in f.entities}
+    assert ("Rex", "pet") in entities and ("Boulder", "place") in entities
+
+
+def test_texts_are_standalone_third_person_sentences() -> None:
+    facts = extract("I live in Portland and my favourite food is pho.")
+    assert find(facts, "lives_in").text == "user lives in Portland"
+    assert find(facts, "favourite_food").text == "user's favourite food is pho"
+    for fact in facts:
+        assert " I " not in f" {fact.text} " and " my " not in f" {fact.text} "
+
+
+def test_specific_patterns_are_more_confident_than_loose_ones() -> None:
+    specific = find(extract("My name is Ruth."), "name").confidence
+    loose = find(extract("I'm thinking about moving to Spain."), "plans").confidence
+    assert specific > 0.8 > 0.6 > loose
+
+
+def test_every_fact_uses_a_known_predicate_and_names_its_rule() -> None:
+    for text, _ in POSITIVE:
+        for fact in extract(text):
+            assert predicates.is_known(fact.predicate), fact
+            assert fact.rule, fact
+            assert 0 < fact.confidence <= 1
+
+
+def test_rule_extractor_satisfies_the_protocol() -> None:
+    extractor: Extractor = RuleExtractor()
+    assert extractor.extract(Message("I live in Oslo.", NOW)) != []
+
+
+def test_objects_are_trimmed_of_time_and_filler() -> None:
+    facts = extract("I moved to Denver last week for a new job at Palantir.")
+    assert find(facts, "lives_in").object == "Denver"
+    assert find(facts, "works_at").object == "Palantir"
+
+
+# ------------------------------------------------------------------------------ held-out measurement
+
+HELDOUT = Path(__file__).parent / "data" / "extraction_heldout.jsonl"
+
+
+def _normal(text: str) -> str:
+    text = text.lower().strip().strip(".")
+    for article in ("a ", "an ", "the "):
+        if text.startswith(article):
+            text = text[len(article) :]
+    return text
+
+
+def score_heldout(path: Path = HELDOUT) -> tuple[float, float, list[str]]:
+    """Micro precision and recall of (subject, predicate, object, negated) over the held-out file."""
+    found = correct = expected_total = 0
+    misses: list[str] = []
+    for line in path.read_text().splitlines():
+        case = json.loads(line)
+        facts = extract(case["text"], speaker=case.get("speaker", "user"))
+        gold = []
+        for item in case["facts"]:
+            options = item["o"] if isinstance(item["o"], list) else [item["o"]]
+            gold.append((item["s"].lower(), item["p"], {_normal(o) for o in options}, item.get("neg", False)))
+        expected_total += len(gold)
+        matched: set[int] = set()
+        for fact in facts:
+            found += 1
+            hit = next(
+                (
+                    i
+                    for i, (s, p, objects, neg) in enumerate(gold)
+                    if i not in matched
+                    and s == fact.subject.lower()
+                    and p == fact.predicate
+                    and _normal(fact.object) in objects
+                    and neg == fact.negated
+                ),
+                None,
+            )
+            if hit is None:
+                misses.append(f"extra: {case['text']!r} -> {(fact.subject, fact.predicate, fact.object)}")
+            else:
+                matched.add(hit)
+                correct += 1
+        for i, (s, p, objects, _) in enumerate(gold):
+            if i not in matched:
+                misses.append(f"missed: {case['text']!r} -> {(s, p, sorted(objects))}")
+    precision = correct / found if found else 1.0
+    recall = correct / expected_total if expected_total else 1.0
+    return precision, recall, misses
+
+
+def test_heldout_precision_and_recall() -> None:
+    """Floors: the one measurement on the held-out file, minus a small margin (values below)."""
+    precision, recall, misses = score_heldout()
+    assert precision >= PRECISION_FLOOR and recall >= RECALL_FLOOR, "\n".join(misses)
+
+
+PRECISION_FLOOR = 0.0
+RECALL_FLOOR = 0.0
+
+if __name__ == "__main__":
+    p, r, missed = score_heldout()
+    print(f"held-out precision={p:.3f} recall={r:.3f}")
+    print("\n".join(missed))
