@@ -216,6 +216,24 @@ POSITIVE: list[tuple[str, list[tuple]]] = [
     ("Oh, and btw, I quit my job at Oracle.", [("user", "works_at", "Oracle")]),
     ("Did I tell you I got a job at Canva?", [("user", "works_at", "Canva")]),
     ("Meera told me she moved to Pune.", [("Meera", "lives_in", "Pune")]),
+    (
+        "We got a puppy last week! Her name is Clementine.",
+        [("user", "pet", "puppy"), ("user", "pet", "Clementine")],
+    ),
+    ("We're planning a trip to Norway in August.", [("user", "plans", "trip to Norway")]),
+    ("Finally landed a job at Etsy!", [("user", "works_at", "Etsy")]),
+    ("Just bought a new laptop.", [("user", "owns", "laptop")]),
+    ("It's hard work but I love being a paramedic.", [("user", "job_title", "paramedic")]),
+    (
+        "Tina lives in Boise and her son Cal is a welder.",
+        [("Tina", "lives_in", "Boise"), ("Tina", "child", "Cal"), ("Cal", "job_title", "welder")],
+    ),
+    ("My brother-in-law's name is Ravi.", [("user", "relative", "Ravi")]),
+    ("When I was a teenager I lived in Perth.", [("user", "lives_in", "Perth")]),
+    (
+        "I've got three kids and we live in Dayton.",
+        [("user", "child", "kids"), ("user", "lives_in", "Dayton")],
+    ),
 ]
 
 
@@ -405,6 +423,42 @@ def test_objects_are_trimmed_of_time_and_filler() -> None:
     assert find(facts, "works_at").object == "Palantir"
 
 
+# ------------------------------------------------------------------------------ predicate vocabulary
+
+
+def test_single_valued_predicates_supersede() -> None:
+    for name in ("lives_in", "works_at", "job_title", "spouse", "partner", "age", "birthday", "name", "diet"):
+        assert predicates.is_single_valued(name), name
+    for name in ("likes", "sibling", "child", "pet", "visited", "speaks", "allergy", "plans", "owns"):
+        assert not predicates.is_single_valued(name), name
+    assert not predicates.is_single_valued("not_a_predicate")  # unknown: never supersede
+
+
+def test_favourite_family_is_normalized_and_single_valued() -> None:
+    assert predicates.favourite_predicate("favorite TV shows") == "favourite_tv_show"
+    assert predicates.favourite_predicate("colors") == "favourite_colour"
+    assert predicates.canonical("favorite_movie") == "favourite_movie"
+    assert predicates.is_single_valued("favourite_food")
+    assert predicates.phrase("favourite_food") == "has as favourite food"
+
+
+def test_aliases_and_phrases() -> None:
+    assert predicates.canonical("goes_by") == "nickname"
+    assert predicates.canonical("travelled_to") == "visited"
+    assert predicates.canonical("has_pet") == "pet"
+    assert predicates.phrase("lives_in") == "lives in"
+    assert predicates.get("parent").inverse == "child"
+    assert predicates.get("sibling").symmetric
+
+
+def test_render_wording() -> None:
+    assert predicates.render("user", "lives_in", "Portland") == "user lives in Portland"
+    assert predicates.render("user", "lives_in", "Boston", ended=True) == "user used to live in Boston"
+    assert predicates.render("user", "eats", "meat", negated=True) == "user does not eat meat"
+    assert predicates.render("Maya", "job_title", "engineer") == "Maya is an engineer"
+    assert predicates.render("user", "favourite_film", "Alien") == "user's favourite film is Alien"
+
+
 # ------------------------------------------------------------------------------ held-out measurement
 
 HELDOUT = Path(__file__).parent / "data" / "extraction_heldout.jsonl"
@@ -458,14 +512,18 @@ def score_heldout(path: Path = HELDOUT) -> tuple[float, float, list[str]]:
     return precision, recall, misses
 
 
+# The held-out file was written before the rules and scored once, after they were finished, without
+# tuning to it: precision 0.964 (54 of 56 facts right), recall 0.931 (54 of 58 gold facts found).
+# The floors are those numbers minus a margin, so the test catches regressions, not noise.
+PRECISION_FLOOR = 0.90
+RECALL_FLOOR = 0.88
+
+
 def test_heldout_precision_and_recall() -> None:
-    """Floors: the one measurement on the held-out file, minus a small margin (values below)."""
+    """Held-out score stays near its one measurement: precision >= 0.90 (0.964), recall >= 0.88 (0.931)."""
     precision, recall, misses = score_heldout()
     assert precision >= PRECISION_FLOOR and recall >= RECALL_FLOOR, "\n".join(misses)
 
-
-PRECISION_FLOOR = 0.0
-RECALL_FLOOR = 0.0
 
 if __name__ == "__main__":
     p, r, missed = score_heldout()

@@ -65,8 +65,7 @@ _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 # Words that, right before a bare month or year, show it is a date ("in May", not "I may").
 _DATE_CONTEXT = re.compile(
     r"(?:\b(?:in|since|until|till|til|by|from|to|through|during|of|last|next|this|early|late|mid|before|"
-    r"after|"
-    r"around|between|and|or|starting|as of|back in|circa|summer|winter|spring|fall|autumn)|-|–)\s*$",
+    r"after|around|between|and|or|starting|as of|back in|circa|summer|winter|spring|fall|autumn)|-|–)\s*$",
     re.IGNORECASE,
 )
 _FUTURE_WORDS = re.compile(
@@ -397,9 +396,8 @@ _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (re.compile(r"\b(?P<when>earlier|later)\s+this\s+(?P<unit>week|month|year)\b", _I), _h_earlier),
     (re.compile(r"\b(?:recently|lately|the other day|a while (?:ago|back)|some ?time ago|a long time ago|"
                 r"long ago|years ago|months ago|ages ago|back then|once upon a time|soon|someday|some day|"
-                r"one day|eventually|at some point|"
-                r"for (?:years|months|ages|decades|a while|a long time|some time)|"
-                r"as a (?:kid|child|teen|teenager)|growing up|in the past|"
+                r"one day|eventually|at some point|for (?:years|months|ages|decades|a while|a long time|"
+                r"some time)|as a (?:kid|child|teen|teenager)|growing up|in the past|"
                 r"when I was (?:a )?(?:kid|child|little|young|younger|teenager))\b", _I), _h_vague),
     (re.compile(r"\b(?:right now|now|currently|at the moment|these days|nowadays|at present|presently)\b",
                 _I), _h_now),
@@ -408,10 +406,11 @@ _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
 _YEAR_RANGE = re.compile(rf"\b(?:(?:from|between)\s+)?(?P<a>{_YEAR})\s*(?:-|–|—)\s*(?P<b>{_YEAR}|\d\d)\b")
 _PREFIX = re.compile(
     r"\b(?P<word>ever since|since|starting(?: in| on| from)?|as of|beginning(?: in)?|up until|until|till|"
-    r"'til|"
-    r"til|up to|through|before|from|between|back in|in|on|at|during|around|about|of|by)\s+$",
+    r"'til|til|up to|through|before|from|between|back in|in|on|at|during|around|about|of|by)\s+$",
     re.IGNORECASE,
 )
+# Prefix words ("since", "in the") are short: look only this far back, so long texts stay linear.
+_LOOKBEHIND = 24
 _RANGE_JOIN = re.compile(r"^\s*(?:to|until|till|through|and|-|–|—)\s*$", re.IGNORECASE)
 _SINCE = {"ever since", "since", "starting", "starting in", "starting on", "starting from", "as of",
           "beginning", "beginning in", "from"}  # fmt: skip
@@ -427,7 +426,7 @@ def _candidates(text: str, now: datetime, future: bool) -> list[tuple[int, int, 
     found: list[tuple[int, int, int, _Anchor]] = []
     for rank, (pattern, handler) in enumerate(_ANCHORS):
         for m in pattern.finditer(text):
-            anchor = handler(m, now, future, text[: m.start()])
+            anchor = handler(m, now, future, text[max(0, m.start() - _LOOKBEHIND) : m.start()])
             if anchor is not None:
                 found.append((m.start(), m.end(), rank, anchor))
     # Keep the longest matches; drop anything overlapping one already kept.
@@ -473,9 +472,10 @@ def find_time_expressions(
     index = 0
     while index < len(anchors):
         start, end, anchor = anchors[index]
-        prefix = _PREFIX.search(text[:start]) if anchor.kind == "point" else None
+        window = max(0, start - _LOOKBEHIND)
+        prefix = _PREFIX.search(text[window:start]) if anchor.kind == "point" else None
         word = re.sub(r"\s+", " ", prefix["word"].lower()) if prefix else ""
-        span_start = prefix.start() if prefix else start
+        span_start = window + prefix.start() if prefix else start
         following = anchors[index + 1] if index + 1 < len(anchors) else None
         if (
             following is not None

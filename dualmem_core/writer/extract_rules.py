@@ -14,24 +14,23 @@ How a message is read:
 3. Per clause: noun-phrase facts anywhere ("my girlfriend, Hana,"), possessive statements ("my
    favourite film is ..."), then subject + aspect + verb-phrase rules (``rules/patterns.py``).
    Future and intended clauses ("I'm planning to run a marathon") become ``plans`` facts.
-4. Drafts become facts in one place (``_finish``): dates from ``dates.py`` by the rule's timing,
+4. Drafts become facts in one place (``rules/assemble.py``): dates by the rule's timing,
    endings ("used to", "no longer", past states), confidence adjustments, entities, wording.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from . import dates
 from .facts import Fact, Message
-from .predicates import object_type, render
+from .rules.assemble import dedupe, entity_type, finish, proper_entities, reads_future
 from .rules.base import Context, Draft
 from .rules.clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
-from .rules.lexicon import is_place
 from .rules.mentions import possessive_drafts, relation_mentions, speaker_drafts
-from .rules.objects import clean, cut, first_to_third, place_title, split_items, to_gerund, verb_phrase_base
+from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .rules.patterns import match_verb_rules
 from .rules.text import (
     CONDITIONAL_SENTENCE,
@@ -56,8 +55,7 @@ _RHETORICAL = re.compile(
 )
 _REPORTED = re.compile(
     r"\s+(?P<verb>said|says|told me|tells me|mentioned|mentions|texted me|wrote|explained|announced|"
-    r"confirmed|"
-    r"let me know|informed me|told us|thinks|believes|feels|wishes|hopes|suspects|claims|"
+    r"confirmed|let me know|informed me|told us|thinks|believes|feels|wishes|hopes|suspects|claims|"
     r"claimed)\s+(?:that\s+)?"
 )
 _OPINION = frozenset({"thinks", "believes", "feels", "wishes", "hopes", "suspects", "claims", "claimed"})
@@ -92,6 +90,7 @@ class _MessageState:
     people: list[str] = field(default_factory=list)  # third persons named so far, for he/she
     previous: Subject | None = None  # for clauses that share the previous subject
     spoke: bool = False  # a clause with content came before (greetings do not count)
+    last_pet: str | None = None  # an unnamed pet mentioned earlier ("I adopted a puppy!")
 
     @property
     def referent(self) -> str | None:
@@ -110,6 +109,15 @@ class _Clause:
     hobby_hint: bool = False
     weight: float = 1.0
     dated: str = ""  # the clause with its leading time adverbials, which dates resolve over
+    found: dict[bool | None, list[dates.TimeExpression]] = field(default_factory=dict)
+
+    def times(self, prefer_future: bool | None, now: datetime) -> list[dates.TimeExpression]:
+        """The clause's time expressions, resolved once per reading rather than once per fact."""
+        if prefer_future not in self.found:
+            self.found[prefer_future] = dates.find_time_expressions(
+                self.dated or self.text, now, prefer_future
+            )
+        return self.found[prefer_future]
 
 
 class RuleExtractor:
@@ -143,7 +151,7 @@ class RuleExtractor:
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
-        return _dedupe(facts)
+        return dedupe(facts)
 
     # -------------------------------------------------------------------------------- clauses
 
@@ -162,8 +170,8 @@ class RuleExtractor:
             text = text[m.end() :]
             main = _MAIN_AFTER_SUBORDINATE.search(text)
             if main:  # "When I was 10 we moved to Ohio": two clauses without a comma
-                head = _Clause(**{**_fields(clause), "text": text[: main.start()]})
-                tail = _Clause(**{**_fields(clause), "text": text[main.start() + 1 :], "subordinate": False})
+                head = replace(clause, text=text[: main.start()], found={})
+                tail = replace(clause, text=text[main.start() + 1 :], subordinate=False, found={})
                 return self._clause(head, state) + self._clause(tail, state)
         if m := _FREE_TIME.match(text):
             clause.hobby_hint = True
@@ -182,7 +190,7 @@ class RuleExtractor:
         plain = Subject(speaker, "speaker", 0)
         for draft in relation_mentions(text, speaker, referent):
             drafts.append((draft, plain, Aspect()))
-        for draft in possessive_drafts(text, speaker, referent, state.now):
+        for draft in possessive_drafts(text, speaker, referent, state.now, state.last_pet):
             drafts.append((draft, plain, Aspect(past=bool(re.search(r"\b(?:was|were)\b", text)))))
         for draft in speaker_drafts(text, speaker, clause.intro):
             drafts.append((draft, plain, Aspect()))
@@ -217,6 +225,9 @@ class RuleExtractor:
             drafts += [(d, subject, aspect) for d, aspect in self._verb_drafts(rest, subject, clause, state)]
             if partner is not None:  # "Sarah and Tom live in Berlin": the same holds for Tom
                 drafts += [(d, partner, a) for d, a in self._verb_drafts(rest, partner, clause, state)]
+        for draft, _, _ in drafts:
+            if draft.predicate == "pet" and draft.object[:1].islower() and not draft.negated:
+                state.last_pet = draft.object
         return [f for d, s, a in drafts if (f := self._finish(d, s, a, clause, state)) is not None]
 
     def _reported(self, clause: _Clause, state: _MessageState) -> list[Fact] | None:
@@ -262,7 +273,7 @@ class RuleExtractor:
         if (aspect.modal and not aspect.intent) or (clause.conditional and (planned or aspect.modal)):
             return []
         prefer_future = True if planned else (False if past else None)
-        times = dates.find_time_expressions(clause.dated or clause.text, state.now, prefer_future)
+        times = clause.times(prefer_future, state.now)
         core = _without_times(vp, state.now, prefer_future)
         ctx = Context(subject, state.speaker, aspect, times, state.now, intro=clause.intro)
         if planned:
@@ -289,25 +300,28 @@ class RuleExtractor:
         if _NOUN_START.match(phrase):  # "looking forward to my trip to Peru": the plan is a thing
             if not aspect.intent_words:
                 return None
-            thing = first_to_third(phrase) if subject.kind == "speaker" else phrase
+            said = first_to_third(phrase) if subject.kind == "speaker" else phrase
+            thing = re.sub(r"^(?:a|an|the)\s+", "", said)
             feeling = "is " + re.sub(r"^(?:am|is|are)\s+", "", aspect.intent_words)
             return Draft(
                 "plans",
                 thing,
                 0.6,
                 rule="plans.anticipates",
-                text=f"{subject.name} {feeling} {thing}",
+                text=f"{subject.name} {feeling} {said}",
                 timing="event",
                 kind="none",
-                entities=_proper_entities(phrase),
+                entities=proper_entities(phrase),
             )
         base = verb_phrase_base(phrase)
         if subject.kind == "speaker":
             base = first_to_third(base)
         base = re.sub(r"^be\s+going\s+to\s+", "", base)
+        if len(base.split()) <= 3 and re.search(r"\b(?:you|it|that|this|them|him|her|one)$", base):
+            return None  # "we'd love to have you": no plan worth remembering
         base = re.sub(r"^go to\s+", "go to ", base)
         inner = match_verb_rules(base, base, Context(subject, state.speaker, Aspect(), [], state.now))
-        entities = [(d.object, _entity_type(d)) for d in inner if _entity_type(d)] or _proper_entities(base)
+        entities = [(d.object, entity_type(d)) for d in inner if entity_type(d)] or proper_entities(base)
         kind = aspect.intent or "plan"
         verb = _INTENT_VERB.get(kind, "plans to")
         shown = to_gerund(base.split()[0]) + base[len(base.split()[0]) :] if kind == "think" else base
@@ -329,132 +343,13 @@ class RuleExtractor:
     def _finish(
         self, draft: Draft, subject: Subject, aspect: Aspect, clause: _Clause, state: _MessageState
     ) -> Fact | None:
-        who = draft.subject or subject.name
-        value = place_title(draft.object.strip())
-        if who == state.speaker and value[:1].islower():
-            value = first_to_third(value)  # "spending time with my family" -> "... with their family"
-        if not value:
-            return None
-        timing = draft.timing
-        negated = aspect.negated if draft.negated is None else draft.negated
-        if draft.subject and draft.subject != subject.name:
-            negated = bool(draft.negated)  # a mention's polarity does not follow the clause verb
-        ended = draft.ended or (timing != "none" and aspect.ended)
-        if negated and aspect.ended and draft.predicate != "eats":
-            negated = False  # "not ... anymore": it held and stopped
-        elif negated:
-            ended = False  # "I never lived in Texas" is a negative fact, not an ended one
-        elif timing == "state" and (draft.past or aspect.past) and not aspect.perfect:
-            ended = True  # "I lived in Paris": a past state is over
-        valid_from, valid_to = _interval(draft, timing, ended, clause.dated or clause.text, state.now, aspect)
-        confidence = draft.confidence * subject.weight * clause.weight
-        if aspect.hedged:
-            confidence *= 0.85
-        text = draft.text if draft.text and not (negated and draft.negated is None) else None
-        if text is None or (ended and timing != "none" and "graduated" not in text):
-            text = render(who, draft.predicate, value, negated, ended)
-        fact = Fact(
-            text=text,
-            subject=who,
-            predicate=draft.predicate,
-            object=value,
-            valid_from=valid_from,
-            valid_to=valid_to,
-            negated=negated,
-            confidence=round(max(0.05, min(0.99, confidence)), 2),
-            entities=_entities(draft, who, value, subject, state.speaker),
-            rule=draft.rule,
+        times = clause.times(reads_future(draft, aspect), state.now)
+        return finish(
+            draft, subject, aspect, times=times, speaker=state.speaker, now=state.now, weight=clause.weight
         )
-        if subject.co_subject and draft.subject is None and fact.predicate not in ("name", "nickname", "age"):
-            return _with_co_subject(fact, subject)
-        return fact
 
 
 _NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
-
-
-def _proper_entities(text: str) -> list[tuple[str, str]]:
-    """Known places named in free text ("a trip to Peru" -> Peru)."""
-    out = []
-    for m in re.finditer(r"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*", text):
-        if is_place(m[0]):
-            out.append((m[0], "place"))
-    return out
-
-
-def _fields(clause: _Clause) -> dict[str, object]:
-    return {name: getattr(clause, name) for name in _Clause.__slots__}  # type: ignore[attr-defined]
-
-
-def _with_co_subject(fact: Fact, subject: Subject) -> Fact:
-    """'My wife and I moved to Denver': the statement holds for both; the partner copy is kept in entities."""
-    co = subject.co_subject or ""
-    if co and "'s " not in co and all(name != co for name, _ in fact.entities):
-        fact.entities.append((co, subject.co_kind))
-    return fact
-
-
-def _interval(
-    draft: Draft, timing: str, ended: bool, text: str, now: datetime, aspect: Aspect
-) -> tuple[datetime | None, datetime | None]:
-    if timing == "none":
-        return None, (now if ended else None)
-    prefer_future = True if (aspect.future or aspect.intent or draft.predicate == "plans") else None
-    found = dates.find_time_expressions(text, now, prefer_future)
-    point = next((t for t in found if t.kind == "point" and t.valid_from), None)
-    since = next((t for t in found if t.kind in ("since", "duration") and t.valid_from), None)
-    span = next((t for t in found if t.kind == "range"), None)
-    until = next((t for t in found if t.kind == "until" and t.valid_to), None)
-    valid_from = valid_to = None
-    if timing == "end":
-        valid_to = (
-            (point.valid_from if point else None)
-            or (until.valid_to if until else None)
-            or (span.valid_to if span else None)
-        )
-        valid_from = (
-            span.valid_from if span else (since.valid_from if since and since.kind == "since" else None)
-        )
-    else:
-        if since and not (ended and since.kind == "duration"):
-            valid_from = since.valid_from
-        elif span:
-            valid_from = span.valid_from
-        elif point:
-            valid_from = point.valid_from
-        valid_to = (until.valid_to if until else None) or (span.valid_to if span else None)
-        if timing == "state" and ended and point and not since and not span and valid_to is None:
-            valid_to = point.period_end
-    if ended and valid_to is None:
-        valid_to = now
-    if valid_from and valid_to and valid_to <= valid_from:
-        valid_from = None
-    return valid_from, valid_to
-
-
-def _entity_type(draft: Draft) -> str | None:
-    kind = draft.kind or object_type(draft.predicate)
-    if kind in ("none", "value"):
-        return None
-    if kind in ("person", "pet") and not draft.object[:1].isupper():
-        return None
-    if kind == "place" and not draft.object[:1].isupper():
-        return None
-    if kind == "thing" and len(draft.object.split()) > 4:
-        return None
-    return kind
-
-
-def _entities(draft: Draft, who: str, value: str, subject: Subject, speaker: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    if who != speaker and "'s " not in who and who[:1].isupper():
-        out.append((who, "pet" if subject.kind == "pet" and who == subject.name else "person"))
-    if (kind := _entity_type(draft)) is not None:
-        out.append((value, kind))
-    for name, kind in draft.entities:
-        if name and (name, kind) not in out:
-            out.append((name, kind))
-    return out
 
 
 def _skip_leading_time(text: str, now: datetime) -> str:
@@ -507,21 +402,3 @@ def _event(core: str, subject: Subject, speaker: str) -> Draft | None:
         kind="none",
         text=f"{subject.name} {phrase}",
     )
-
-
-def _dedupe(facts: list[Fact]) -> list[Fact]:
-    """One fact per (subject, predicate, object, polarity), keeping the most confident."""
-    best: dict[tuple[str, str, str, bool], Fact] = {}
-    for fact in facts:
-        key = (fact.subject.lower(), fact.predicate, fact.object.lower(), fact.negated)
-        kept = best.get(key)
-        if kept is None:
-            best[key] = fact
-            continue
-        for entity in fact.entities:
-            if entity not in kept.entities:
-                kept.entities.append(entity)
-        if fact.confidence > kept.confidence:
-            fact.entities = kept.entities
-            best[key] = fact
-    return list(best.values())

@@ -44,7 +44,9 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
     ranked = []
     for cand in candidates.values():
         version = cand.hit.version
-        current = version.status == "active" and version.valid_from <= now < version.valid_to
+        # As of a past time, what was valid then counts as current even if superseded since.
+        live = version.status == "active" or (flt.valid_at is not None and version.status == "superseded")
+        current = live and version.valid_from <= now < version.valid_to
         parts = scoring.relevance(cand.signals, best_bm25, most_shared, len(lists))
         score = scoring.final_score(parts, version.confidence, version.salience, current)
         ranked.append((score, parts, current, cand.hit))

@@ -76,8 +76,6 @@ def items(
     timing: str = "state",
     listable: bool = False,
     accept: Callable[[str], bool] | None = None,
-    rewrite: Callable[[str], str | None] | None = None,
-    text: Callable[[str], str] | None = None,
 ) -> list[Draft]:
     """Drafts for the cleaned object(s) in ``raw``; ``listable`` splits "X, Y and Z" into three."""
     if not raw:
@@ -97,13 +95,9 @@ def items(
             )
             if part is None or len(part.split()) > 6:
                 continue
-        if rewrite is not None:
-            part = rewrite(part)
-            if part is None:
-                continue
         if accept is not None and not accept(part):
             continue
-        out.append(Draft(predicate, part, confidence, timing=timing, text=text(part) if text else None))
+        out.append(Draft(predicate, part, confidence, timing=timing))
     return out
 
 

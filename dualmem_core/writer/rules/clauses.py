@@ -166,7 +166,8 @@ _INTENT = re.compile(
     r"expect|expects|expecting|decided|decide|would love|would like|would really like|would really love|"
     r"am excited|are excited|is excited|excited|can not wait|looking forward|thinking|considering|"
     r"dreaming|dream|trying|try|tries|scheduled|supposed|set|due|determined|eager|keen)"
-    r"\s+(?:to|on|of|about)\s+|(?P<bare>considering)\s+"
+    r"\s+(?:to|on|of|about)\s+|(?P<bare>considering|planning|organizing|organising|booking|booked)\s+"
+    r"(?=(?:a|an|our|my|the|his|her|their|this|that|some)\s)"
 )
 _INTENT_KIND = {
     "want": "want",
@@ -229,7 +230,9 @@ def _aux_step(text: str, aspect: Aspect) -> int:
             aspect.past = True
         else:
             aspect.perfect = True
-    elif m := re.match(r"(?P<aux>am|is|are|was|were|be|been)\s+(?=[a-z]+ing\b)", text, re.I):
+    elif m := re.match(
+        rf"(?P<aux>am|is|are|was|were|be|been)\s+(?:(?:{_ADVERBS})\s+)*(?=[a-z]+ing\b)", text, re.I
+    ):
         aspect.progressive = True
         aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
     elif m := re.match(r"(?:probably|maybe|perhaps)\s+", text, re.I):

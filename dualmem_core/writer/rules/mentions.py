@@ -74,13 +74,16 @@ _RELATION_IS = re.compile(
 )
 _RELATION_NAMED = re.compile(
     rf"\b{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
-    rf"\s+goes\s+by)\s+"
-    rf"(?P<name>{NAME}(?:\s+{NAME})?)"
+    rf"\s+goes\s+by)\s+(?P<name>{NAME}(?:\s+{NAME})?)"
 )
 _RELATION_IS_NAME = re.compile(rf"^{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$")
 _THIRD_PARTY = re.compile(
     rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b(?:\s*,\s*(?P<name>{NAME})\s*,|"
     rf"\s+(?P<name2>{NAME}))"
+)
+_JOB_AT = re.compile(
+    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<when>new|current|first|old|previous|former|last|dream|summer|day)\s+)?"
+    r"(?:job|position|role|internship|gig)\s+(?:at|with)\s+(?P<o>[A-Z].*)"
 )
 _PET_APPOSITION = re.compile(
     rf"\b{_MY}\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})(?!')\b"
@@ -118,6 +121,22 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
             plural = m["rel"].lower().endswith("s")
             out += _relation_drafts(
                 speaker, m["rel"], _people(m["name"], plural or rule == "relation.is"), m["adj"], rule
+            )
+    for m in _JOB_AT.finditer(text):  # "I love my new job at Adobe"
+        owner = speaker if m["own"].lower() in ("my", "our") else referent
+        value = proper_run(m["o"])
+        if owner and value and not is_place(value):
+            ended = bool(m["when"]) and m["when"].lower() in ("old", "previous", "former", "last", "first")
+            out.append(
+                Draft(
+                    "works_at",
+                    value,
+                    0.75,
+                    rule="works_at.mention",
+                    subject=owner,
+                    timing="none",
+                    ended=ended,
+                )
             )
     for m in _THIRD_PARTY.finditer(text):
         if _ok(m["owner"]):
@@ -158,15 +177,21 @@ class Owner:
     role: str = ""  # relation or pet noun for an unnamed relative ("sister")
 
 
-_OWNER = rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|{NAME}'s|{_MY}\s+(?:{ADJ}\s+)?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+_OWNER = (
+    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|[Ii]ts|{NAME}'s|{_MY}\s+(?:{ADJ}\s+)?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+)
 
 
-def _owner(text: str, speaker: str, referent: str | None) -> Owner | None:
+def _owner(text: str, speaker: str, referent: str | None, last_pet: str | None = None) -> Owner | None:
     lowered = text.lower()
     if lowered in ("my", "our"):
         return Owner(speaker, "speaker")
-    if lowered in ("his", "her"):
-        return Owner(referent, "person") if referent else None
+    if lowered in ("his", "her", "its"):
+        if referent:
+            return Owner(referent, "person")
+        if last_pet:  # "I adopted a puppy! His name is Oscar."
+            return Owner(possessive_subject(last_pet, speaker), "pet", last_pet)
+        return None
     m = re.match(rf"{_MY}\s+(?:{ADJ}\s+)?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$", text)
     if m:
         if m["name"] and _ok(m["name"]):
@@ -213,9 +238,8 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "favourite",
-            rf"^{_OWNER}\s+(?:all[- ]time\s+|absolute\s+|personal\s+|current\s+|new\s+)?"
-            rf"(?:favou?rite|go-to|fave|fav)\s+"
-            rf"(?P<cat>[A-Za-z][\w -]{{0,30}}?)\s+{_COPULA}\s+(?P<o>.+)",
+            rf"^{_OWNER}\s+(?:all[- ]time\s+|absolute\s+|personal\s+|current\s+|new\s+)?(?:favou?rite|go-to|"
+            rf"fave|fav)\s+(?P<cat>[A-Za-z][\w -]{{0,30}}?)\s+{_COPULA}\s+(?P<o>.+)",
         ),
         (
             "hobby",
@@ -234,8 +258,7 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "lives_in",
             rf"^{_OWNER}\s+(?:home|house|place|apartment|flat|family home|new place|new apartment|"
-            rf"new house)\s+is\s+"
-            rf"(?:in|at|near|located in|based in|over in|out in|down in|up in)\s+(?P<o>.+)",
+            rf"new house)\s+is\s+(?:in|at|near|located in|based in|over in|out in|down in|up in)\s+(?P<o>.+)",
         ),
         (
             "from",
@@ -259,20 +282,24 @@ _LANGUAGE_REVERSED = re.compile(
 )
 _PLACE_IS_WHERE = re.compile(
     r"^(?P<o>[A-Z][\w .,'-]*?)\s+is\s+(?:where\s+(?:I|we)\s+(?P<verb>live|am living|have lived|"
-    r"have been living|"
-    r"grew up|am from|was born|work|study)\b|(?:my|our)\s+(?:new\s+)?(?P<h>home|hometown|home town)\b|"
-    r"(?P<now>home)\s*(?:now|for now|these days)?$)"
+    r"have been living|grew up|am from|was born|work|study)\b|(?:my|our)\s+(?:new\s+)?(?P<h>home|hometown|"
+    r"home town)\b|(?P<now>home)\s*(?:now|for now|these days)?$)"
 )
 
 
-def possessive_drafts(text: str, speaker: str, referent: str | None, now: datetime) -> list[Draft]:
-    """Statements whose subject is a possessive ("my birthday is ...") or a place ("Lyon is home")."""
+def possessive_drafts(
+    text: str, speaker: str, referent: str | None, now: datetime, last_pet: str | None = None
+) -> list[Draft]:
+    """Statements whose subject is a possessive ("my birthday is ...") or a place ("Lyon is home").
+
+    ``last_pet`` is an unnamed pet the message mentioned, the likely owner of "his name is ...".
+    """
     out: list[Draft] = []
     for name, pattern in POSSESSIVE_PATTERNS:
         m = pattern.match(text)
         if not m:
             continue
-        owner = _owner(m["owner"], speaker, referent)
+        owner = _owner(m["owner"], speaker, referent, last_pet)
         if owner is None:
             continue
         out += [_owned(d, owner, name) for d in _possessive(name, m, owner, speaker, now)]

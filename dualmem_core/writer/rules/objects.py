@@ -31,18 +31,14 @@ _CUT_IN = re.compile(
 )  # "a bakery in Boston": the workplace is the bakery
 _TRAILING = re.compile(
     r"\s+(?:now|anymore|any more|any longer|too|as well|either|a lot|so much|very much|really|though|lol|"
-    r"haha|"
-    r"again|yet|already|these days|at the moment|for now|right now|nowadays|currently|sometimes|often|"
-    r"usually|"
-    r"regularly|daily|weekly|occasionally|a bit|a little|a ton|honestly|for sure|tbh|full[- ]time|"
+    r"haha|again|yet|already|these days|at the moment|for now|right now|nowadays|currently|sometimes|often|"
+    r"usually|regularly|daily|weekly|occasionally|a bit|a little|a ton|honestly|for sure|tbh|full[- ]time|"
     r"part[- ]time|(?:every|each|most|some) (?:single )?(?:other )?\w+|on (?:the )?weekends?|at night|"
     r"on (?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays)|in the (?:morning|"
-    r"evening)s?|"
-    r"(?:once|twice|\w+ times) a (?:day|week|month|year)|whenever (?:I|we) can|when (?:I|we) can|most days|"
-    r"all the time|all day|by myself|"
-    r"on my own|together|at home|twice|once|many times|a few times|several times|before|more and more|"
-    r"like crazy|like mad|forever|ever|officially|finally|still|in general|overall|at all|of course|"
-    r"myself|ourselves|itself)$",
+    r"evening)s?|(?:once|twice|\w+ times) a (?:day|week|month|year)|whenever (?:I|we) can|when (?:I|we) can|"
+    r"most days|all the time|all day|by myself|on my own|together|at home|twice|once|many times|a few times|"
+    r"several times|before|more and more|like crazy|like mad|forever|ever|officially|finally|still|"
+    r"in general|overall|at all|of course|myself|ourselves|itself)$",
     re.IGNORECASE,
 )
 _LEADING = re.compile(

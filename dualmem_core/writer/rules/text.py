@@ -81,7 +81,6 @@ def normalize(text: str) -> str:
 class Sentence:
     text: str  # without its final punctuation
     question: bool  # ended with "?"
-    exclaimed: bool
 
 
 def split_sentences(text: str) -> list[Sentence]:
@@ -93,7 +92,7 @@ def split_sentences(text: str) -> list[Sentence]:
         body = chunk.rstrip(".!?; \n").strip().replace(_DOT, ".")
         body = re.sub(r"\s*(?:[:;]-?[)(DPp]|<3|\(:|xD)\s*$", "", body).strip()  # trailing emoticons
         if body:
-            out.append(Sentence(body, "?" in chunk[len(chunk.rstrip("!?.;")) :], "!" in chunk))
+            out.append(Sentence(body, "?" in chunk[len(chunk.rstrip("!?.;")) :]))
     return out
 
 
@@ -176,8 +175,8 @@ def split_clauses(sentence: str) -> list[Piece]:
 # ------------------------------------------------------------------------------ clause openers
 
 _GREETING = re.compile(
-    r"^(?:hi|hello|hey|hiya|howdy|greetings|yo|good (?:morning|afternoon|evening))\b(?:\s+(?:there|all|"
-    r"everyone|"
+    r"^(?:hi|hello|hey|hiya|howdy|greetings|yo|good (?:morning|afternoon|evening)|nice to meet you|"
+    r"pleased to meet you|nice to e-?meet you)\b(?:\s+(?:there|all|everyone|"
     r"again|friend|buddy))?(?:\s+[A-Z][a-z]+)?[\s,!.:-]*",
     re.IGNORECASE,
 )
@@ -199,11 +198,10 @@ _LABEL = re.compile(
 # Prefixes that report the speaker's own statement; what follows is the statement itself.
 _REPORTING = re.compile(
     r"^(?:I\s+(?:just\s+)?(?:think|guess|believe|suppose|feel like|know|reckon|bet|am (?:pretty |"
-    r"fairly )?sure|"
-    r"should (?:mention|tell you|say)|forgot to (?:mention|tell you)|(?:wanted|want) to (?:tell|"
-    r"let) you(?: know)?|"
-    r"have to say|must say|would say|told you|mentioned|(?:can|must) admit|realized|realised|admit)|"
-    r"did I (?:tell|mention to) you|(?:you )?remember|you know)\s+(?:that\s+)?",
+    r"fairly )?sure|should (?:mention|tell you|say)|forgot to (?:mention|tell you)|(?:wanted|"
+    r"want) to (?:tell|let) you(?: know)?|have to say|must say|would say|told you|mentioned|(?:can|"
+    r"must) admit|realized|realised|admit)|did I (?:tell|mention to) you|(?:you )?remember|"
+    r"you know)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
 _HEDGED = re.compile(
@@ -216,12 +214,11 @@ class Opened:
     text: str
     greeted: bool  # the clause opened with a greeting ("Hi, I'm Priya")
     hedged: bool  # "I think ..."
-    reported: bool  # "did I tell you ...": a rhetorical question around a statement
 
 
 def open_clause(text: str) -> Opened:
     """Strip greetings, discourse markers, labels and reporting prefixes from the clause start."""
-    greeted = hedged = reported = False
+    greeted = hedged = False
     for _ in range(6):  # markers stack: "Oh, and btw, I think ..."
         before = text
         if m := _GREETING.match(text):
@@ -233,11 +230,10 @@ def open_clause(text: str) -> Opened:
             text = text[m.end() :]
         if m := _REPORTING.match(text):
             hedged = hedged or bool(_HEDGED.match(text))
-            reported = reported or text.lower().startswith("did")
             text = text[m.end() :]
         if text == before:
             break
-    return Opened(text.strip(" ,"), greeted, hedged, reported)
+    return Opened(text.strip(" ,"), greeted, hedged)
 
 
 _AUX = (
@@ -279,8 +275,3 @@ TEMPORAL = re.compile(
 CONDITIONAL_SENTENCE = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|what if|in case|pretend|wish|if only)\b", re.I
 )
-
-
-def is_capitalized_name(word: str) -> bool:
-    """A word that can be (part of) a proper name in running text."""
-    return bool(re.fullmatch(r"[A-Z][a-zA-Z'\u00C0-\u017F-]*\.?", word)) and word.lower() not in NOT_NAMES

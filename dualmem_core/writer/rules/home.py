@@ -1,0 +1,178 @@
+"""Rules for where someone lives, where they are from and where they have travelled."""
+
+from __future__ import annotations
+
+import re
+
+from .. import dates
+from .base import Builder, Context, Draft, Rule, items, rule
+from .common import BE
+from .lexicon import is_place, is_school
+from .objects import clean
+from .work import org_drafts
+
+_V_LIVE = r"(?P<v>live|lives|lived|living|reside|resides|resided|residing|stay|stays|staying)"
+
+
+def _place(predicate: str, confidence: float, timing: str = "state") -> Builder:
+    def build(m: re.Match[str], ctx: Context) -> list[Draft]:
+        return items(predicate, m["o"], "place", confidence, timing=timing, accept=lambda p: not _is_year(p))
+
+    return build
+
+
+def _is_year(text: str) -> bool:
+    return bool(re.fullmatch(r"(?:1[89]|20)\d\d", text.strip()))
+
+
+_FOR_JOB = re.compile(
+    r"\bfor\s+(?:a|my|the|his|her|their)\s+(?:new\s+)?(?:job|position|role|internship)\s+"
+    r"(?:at|with)\s+(?P<o>.+)"
+)
+
+
+def _move(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = items("lives_in", m["o"], "place", 0.85, timing="start")
+    if job := _FOR_JOB.search(m["o"]):  # "moved to Denver for a new job at Palantir"
+        out += org_drafts(job["o"], 0.8, "start")
+    if m["frm"]:
+        out += [
+            Draft(d.predicate, d.object, 0.75, timing="end", ended=True, text=None)
+            for d in items("lives_in", m["frm"], "place", 0.75)
+        ]
+    return out
+
+
+def _move_away(m: re.Match[str], ctx: Context) -> list[Draft]:
+    return [
+        Draft(d.predicate, d.object, 0.75, timing="end", ended=True)
+        for d in items("lives_in", m["o"], "place", 0.75)
+    ]
+
+
+def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
+    # "I've been in Denver since May" is where someone lives; "I'm in Denver" alone may be a visit.
+    if not (ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
+        return []
+    return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+
+
+def _born(m: re.Match[str], ctx: Context) -> list[Draft]:
+    rest = m["rest"]
+    out: list[Draft] = []
+    found = dates.find_time_expressions(rest, ctx.now)
+    for expr in found:
+        if expr.kind != "point" or expr.valid_from is None:
+            continue
+        if expr.granularity == "day":
+            out.append(
+                Draft("birthday", expr.valid_from.strftime("%B %-d"), 0.85, timing="none", kind="none")
+            )
+            if re.search(r"(?:1[89]|20)\d\d", expr.text):
+                out.append(Draft("birth_year", str(expr.valid_from.year), 0.85, timing="none", kind="none"))
+        elif expr.granularity in ("year", "month", "season") and re.search(r"(?:1[89]|20)\d\d", expr.text):
+            out.append(Draft("birth_year", str(expr.valid_from.year), 0.85, timing="none", kind="none"))
+    remainder = rest
+    for expr in sorted(found, key=lambda e: -e.start):
+        remainder = remainder[: expr.start] + remainder[expr.end :]
+    place = re.match(r"\s*(?:and raised\s+)?(?:in|at)\s+(?P<o>.+)", remainder)
+    if place:
+        out += items("from", place["o"], "place", 0.9, timing="none", accept=lambda p: not _is_year(p))
+    return out
+
+
+def _visited(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.aspect.progressive and not ctx.aspect.past:
+        return []
+    verb = m["v"].lower().split()[0]
+    if verb == "been" and (not (ctx.aspect.perfect or ctx.aspect.past) or not re.match(r"been\s+to\b", m[0])):
+        return []  # "I've been to Rome" is a visit; "I've been in Rome since May" is not
+    raw = m["o"]
+    if re.search(r"'s\b", raw.split(" ")[0]):
+        return []  # "went to Sarah's wedding": the place is not Sarah
+    value = clean(raw, "place")
+    if not value or not value[:1].isupper():
+        return []
+    if is_school(value):
+        ended = verb in ("went", "attended") or ctx.aspect.past
+        return [Draft("studies_at", value, 0.75, ended=ended, timing="state")]
+    if verb in ("go", "goes") and not is_place(value):
+        return []
+    confidence = 0.85 if is_place(value.split(",")[0]) else 0.6
+    if verb in ("go", "goes"):
+        confidence -= 0.2
+    return [Draft("visited", value, confidence, timing="event")]
+
+
+def _was_in(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if not any(t.kind == "point" and t.valid_from is not None for t in ctx.times):
+        return []
+    value = clean(m["o"], "place")
+    if not value or not is_place(value.split(",")[0]):
+        return []
+    return [Draft("visited", value, 0.7, timing="event")]
+
+
+RULES: tuple[Rule, ...] = (
+    # where someone lives
+    rule(
+        "lives_in",
+        rf"{_V_LIVE}\s+(?:in|at|near|outside(?:\s+of)?|on|just outside(?:\s+of)?|close to|by)\s+(?P<o>.+)",
+        _place("lives_in", 0.9),
+    ),
+    rule(
+        "lives_in.move",
+        r"(?P<v>moved|move|moves|moving|relocated|relocate|relocating|relocates)\s+(?:back\s+|over\s+|"
+        r"here\s+|there\s+|home\s+|all the way\s+)?(?:from\s+(?P<frm>.+?)\s+)?(?:to|into)\s+(?P<o>.+)",
+        _move,
+    ),
+    rule(
+        "lives_in.move_away",
+        r"(?P<v>moved|move|moving|relocated)\s+(?:here\s+|there\s+)?(?:away from|out of|from)\s+(?P<o>.+)",
+        _move_away,
+    ),
+    rule(
+        "lives_in.based",
+        rf"{BE}\s+(?:based|located|settled|stationed|living)\s+(?:in|at|out of|near)\s+(?P<o>.+)",
+        _place("lives_in", 0.8),
+    ),
+    rule(
+        "lives_in.settled",
+        r"(?P<v>settled|settle|settling)\s+(?:down\s+)?in\s+(?P<o>.+)",
+        _place("lives_in", 0.75, "start"),
+    ),
+    rule(
+        "lives_in.call_home",
+        r"(?P<v>call|calls|called)\s+(?P<o>[A-Z][\w .,'-]*?)\s+home\b",
+        _place("lives_in", 0.8),
+    ),
+    rule("lives_in.in_since", rf"{BE}\s+in\s+(?P<o>[A-Z].+)", _in_since),
+    # where someone is from
+    rule("from", rf"{BE}\s+(?:originally\s+)?from\s+(?P<o>.+)", _place("from", 0.9, "none")),
+    rule(
+        "from.come",
+        r"(?P<v>come|comes|came)\s+(?:originally\s+)?from\s+(?P<o>[A-Z].+)",
+        _place("from", 0.85, "none"),
+    ),
+    rule(
+        "from.grew_up",
+        r"(?P<v>grew|grow|growing|brought)\s+up\s+(?:in|on|near|around|outside(?:\s+of)?)\s+(?P<o>.+)",
+        _place("from", 0.85, "none"),
+    ),
+    rule(
+        "from.raised", rf"{BE}\s+(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)", _place("from", 0.85, "none")
+    ),
+    rule("born", r"(?:was|were)\s+born\s+(?P<rest>.+)", _born, raw=True),
+    rule("from.native", rf"{BE}\s+(?:a\s+)?native\s+of\s+(?P<o>.+)", _place("from", 0.85, "none")),
+    # travel
+    rule(
+        "visited",
+        r"(?P<v>visited|visit|visits|toured|went|go|goes|travel(?:l)?ed|travels|flew|drove|headed|returned|"
+        r"came back|got back|backpacked|vacationed|holidayed|been|took a trip|went on a trip|spent (?:a|an|"
+        r"two|three|four|five|six|several|a few|a couple of|\d+|the)\s+(?:days?|weeks?|months?|nights?|"
+        r"weekend|summer|winter|holidays?|year))\s+(?:to|in|from|through|across|around|over to|back to|"
+        r"down to|up to|out to)?\s*(?P<o>.+)",
+        _visited,
+    ),
+    rule("visited.was_in", r"(?:was|were)\s+in\s+(?P<o>[A-Z].+)", _was_in),
+)

@@ -1,0 +1,296 @@
+"""Rules for identity (name, age), partners, family and pets."""
+
+from __future__ import annotations
+
+import re
+
+from .base import Builder, Context, Draft, Rule, rule
+from .clauses import NAME
+from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text
+from .lexicon import PETS, is_demonym, job_head, relation_of
+from .objects import proper_run
+
+_V_HAVE_PET = (
+    r"(?P<v>have|has|had|got|get|adopted|adopt|rescued|bought|own|owns|owned|brought home|took in|fostered|"
+    r"foster|fostering|adopting)"
+)
+
+
+def _intro(m: re.Match[str], ctx: Context) -> list[Draft]:
+    name = m["o"]
+    first = name.split()[0].lower()
+    if not (ctx.is_speaker and ctx.intro) or job_head(name):
+        return []
+    if first in _NOT_INTRO or is_demonym(first):
+        return []
+    return [Draft("name", name, 0.85, kind="none", timing="none")]
+
+
+_NOT_INTRO = frozenset(
+    "american canadian british english french german italian spanish mexican chinese japanese korean indian "
+    "australian irish scottish jewish muslim catholic christian buddhist hindu vegan vegetarian gay "
+    "straight bi ok okay fine good great well back home here sorry new excited".split()
+)
+
+
+def _age(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.past and not ctx.aspect.future:
+        return []  # "I was 5 when ..." describes a moment, not an age now
+    return _turned(m, ctx)
+
+
+def _turned(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = count_text(m["o"])
+    if not value.isdigit() or not 0 < int(value) < 130:
+        return []
+    return [Draft("age", value, 0.9 if not m.groupdict().get("q") else 0.7, kind="none", timing="start")]
+
+
+def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = (
+        m["o"]
+        .lower()
+        .replace("a widow", "widowed")
+        .replace("in a committed relationship", "in a relationship")
+    )
+    value = {
+        "taken": "in a relationship",
+        "dating someone": "in a relationship",
+        "seeing someone": "in a relationship",
+        "hitched": "married",
+    }.get(value, value)
+    out = [Draft("relationship_status", value, 0.85, kind="none", timing="start")]
+    name = m.groupdict().get("name")
+    if name and (person := proper_run(name)):
+        predicate = {"married": "spouse", "engaged": "partner", "divorced": "spouse"}.get(value)
+        if predicate:
+            out.append(
+                Draft(
+                    predicate,
+                    person,
+                    0.85,
+                    timing="end" if value == "divorced" else "start",
+                    ended=value == "divorced",
+                )
+            )
+    return out
+
+
+def _person(predicate: str, confidence: float, timing: str = "state", ended: bool = False) -> Builder:
+    def build(m: re.Match[str], ctx: Context) -> list[Draft]:
+        people = names_in(m["o"])
+        return [Draft(predicate, p, confidence, timing=timing, ended=ended) for p in people]
+
+    return build
+
+
+def _engaged_to(m: re.Match[str], ctx: Context) -> list[Draft]:
+    people = names_in(m["o"])
+    if not people:
+        return [Draft("relationship_status", "engaged", 0.8, kind="none")]
+    return [Draft("partner", people[0], 0.85), Draft("relationship_status", "engaged", 0.8, kind="none")]
+
+
+def _breakup(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = [Draft("relationship_status", "single", 0.6, kind="none", timing="start")]
+    if m["o"]:
+        out += [Draft("partner", p, 0.8, timing="end", ended=True) for p in names_in(m["o"])]
+    return out
+
+
+def _have_relation(m: re.Match[str], ctx: Context) -> list[Draft]:
+    rel = m["rel"].lower()
+    predicate = relation_of(rel)
+    if predicate is None or m["n"].lower() == "no":
+        return []
+    timing = "start" if m["v"] in ("had", "got") and predicate == "child" else "none"
+    people = names_in(m["names"])
+    if people:
+        return [
+            Draft(predicate, p, 0.85, timing=timing, text=f"{p} is {subject_text(ctx)}'s {rel.rstrip('s')}")
+            for p in people
+        ]
+    single = m["n"].lower() in ("a", "an", "one")
+    return [
+        Draft(
+            predicate,
+            rel.rstrip("s") if single else rel,
+            0.6,
+            timing=timing,
+            kind="none",
+            text=f"{subject_text(ctx)} has {m['n']} {rel}",
+        )
+    ]
+
+
+def _baby(m: re.Match[str], ctx: Context) -> list[Draft]:
+    people = names_in(m["names"])
+    if people:
+        return [Draft("child", p, 0.85, timing="start") for p in people]
+    return [
+        Draft(
+            "child",
+            m["sex"].lower(),
+            0.6,
+            timing="start",
+            kind="none",
+            text=f"{subject_text(ctx)} had a baby"
+            + ("" if m["sex"].lower() == "baby" else f" {m['sex'].lower()}"),
+        )
+    ]
+
+
+_MORE_PETS = re.compile(
+    rf"^\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?P<n>a|an|one|two|three|four|five|\d+|another)\s+"
+    rf"(?P<mods>(?:[a-z-]+\s+){{0,3}}?)(?P<pet>{PET})\b(?:\s*[,(]?\s*(?:named|called)\s+(?P<names>{NAMES}))?"
+)
+
+
+def _pets(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'a dog and two cats named Tom and Jerry': every pet in the list."""
+    out = _pet(m, ctx)
+    rest = m.string[m.end() :]
+    while out and (more := _MORE_PETS.match(rest)):
+        out += _pet(more, ctx, verb=m["v"])
+        rest = rest[more.end() :]
+    return out
+
+
+def _pet(m: re.Match[str], ctx: Context, verb: str | None = None) -> list[Draft]:
+    if m["n"].lower() in ("no", "any"):
+        if m["n"].lower() == "any" and not ctx.aspect.negated:
+            return []
+        return [Draft("pet", "pets", 0.7, negated=True, kind="none", text=f"{subject_text(ctx)} has no pets")]
+    pet = m["pet"].lower()
+    pet = pet[:-1] if pet.endswith("s") and pet[:-1] in PETS else pet
+    kind = " ".join(w for w in [*(m["mods"] or "").split(), pet] if w).lower()
+    verb = (verb or m["v"]).lower()
+    timing = (
+        "start"
+        if verb in ("got", "get", "adopted", "adopt", "rescued", "bought", "brought home", "took in")
+        else "state"
+    )
+    count = m["n"].lower()
+    ended = verb in ("had", "owned") and not ctx.aspect.perfect  # "I've had my cat for years": still has it
+    names = names_in(m["names"])
+    if names:
+        return [
+            Draft(
+                "pet",
+                n,
+                0.9,
+                timing=timing,
+                ended=ended,
+                text=f"{subject_text(ctx)} has {article(kind)} named {n}",
+            )
+            for n in names
+        ]
+    return [
+        Draft(
+            "pet",
+            kind,
+            0.7,
+            timing=timing,
+            ended=ended,
+            kind="none",
+            text=f"{subject_text(ctx)} has "
+            + (article(kind) if count in ("a", "an", "one") else f"{count} {m['pet']}"),
+        )
+    ]
+
+
+RULES: tuple[Rule, ...] = (
+    # identity
+    rule("name.intro", rf"(?:am|is)\s+(?P<o>{NAME}(?:\s+{NAME})?)\s*$", _intro),
+    rule(
+        "name.called",
+        rf"(?:am|is|was)\s+(?:called|named)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        lambda m, c: [Draft("name", m["o"], 0.9, kind="none", timing="none")],
+    ),
+    rule(
+        "nickname.goes_by",
+        rf"(?P<v>go|goes|went)\s+by\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        lambda m, c: [Draft("nickname", m["o"], 0.9, kind="none", timing="none")],
+    ),
+    rule(
+        "age",
+        rf"(?:am|is|are)\s+(?P<q>almost\s+|nearly\s+|about\s+|over\s+)?(?P<o>{NUMBER})"
+        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*$",
+        _age,
+    ),
+    rule(
+        "age.turned",
+        rf"(?P<v>turned|turn|turning|turns|be)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?\s*$",
+        _turned,
+        future_ok=True,
+    ),
+    # partners and family
+    rule(
+        "spouse.married_to",
+        r"(?P<v>am|is|are|was|were|been|got|get|getting)\s+(?:happily\s+)?married\s+to\s+(?P<o>.+)",
+        _person("spouse", 0.9),
+    ),
+    rule(
+        "spouse.married",
+        rf"(?P<v>married|marry|marries|wed)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        _person("spouse", 0.85, "start"),
+    ),
+    rule(
+        "status.got",
+        rf"(?P<v>got|get|getting|gotten)\s+(?P<o>married|engaged|divorced|separated|hitched)"
+        rf"(?:\s+(?:to|from)\s+(?:(?:his|her|my|their)\s+(?:[a-z]+\s+)?)?(?P<name>{NAME}(?:\s+{NAME})?))?",
+        _status,
+    ),
+    rule(
+        "status",
+        rf"{BE}\s+(?:happily\s+|recently\s+|newly\s+)?(?P<o>single|married|engaged|divorced|widowed|"
+        rf"separated|"
+        r"in a relationship|in a committed relationship|taken|a widow|a widower|dating someone|"
+        r"seeing someone)\b(?!\s+(?:to|with)\b)",
+        _status,
+    ),
+    rule("partner.engaged_to", rf"{BE}\s+engaged\s+to\s+(?P<o>.+)", _engaged_to),
+    rule(
+        "partner.dating",
+        rf"(?P<v>dating|date|dates|dated)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        _person("partner", 0.8),
+    ),
+    rule(
+        "partner.relationship",
+        rf"{BE}\s+in\s+a\s+(?:serious\s+|committed\s+|long-distance\s+|happy\s+)?"
+        r"relationship\s+with\s+(?P<o>.+)",
+        _person("partner", 0.85),
+    ),
+    rule(
+        "partner.breakup",
+        r"(?P<v>broke|break|breaking|split|splitting)\s+up(?:\s+with\s+(?P<o>.+))?",
+        _breakup,
+    ),
+    rule(
+        "spouse.divorced",
+        rf"(?P<v>divorced|divorcing)\s+(?:from\s+)?(?P<o>{NAME})",
+        _person("spouse", 0.8, "end", True),
+    ),
+    rule(
+        "relations.have",
+        rf"(?P<v>have|has|had|got)\s+(?P<n>a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|no)\s+"
+        rf"(?:(?:older|younger|little|big|baby|twin|grown|adult|teenage|step|half)[\s-]+)*(?P<rel>{REL})\b"
+        rf"(?:\s*[,:(]?\s*(?:(?:named|called)\s+)?(?P<names>{NAMES}))?",
+        _have_relation,
+    ),
+    rule(
+        "relations.baby",
+        rf"(?P<v>had|welcomed)\s+(?:a|our|my|their)\s+(?:first\s+|second\s+|third\s+|new\s+)?"
+        rf"(?:baby\s+)?(?P<sex>boy|girl|baby|son|daughter)(?:\s*,?\s*(?:an?\s+(?:baby\s+)?(?:boy|girl)\s+)?"
+        rf"(?:(?:named|called)\s+)?(?P<names>{NAMES}))?",
+        _baby,
+    ),
+    # pets
+    rule(
+        "pet.have",
+        rf"{_V_HAVE_PET}\s+(?P<n>a|an|one|two|three|four|five|\d+|another|some|no|any|my|our)\s+"
+        rf"(?P<mods>(?:[a-z-]+\s+){{0,3}}?)(?P<pet>{PET})\b(?:(?:\s*[,:(]\s*(?:(?:named|called)\s+)?|"
+        rf"\s+(?:named|called|whose names? (?:is|are))\s+)(?P<names>{NAMES}))?",
+        _pets,
+    ),
+)

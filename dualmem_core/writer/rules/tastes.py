@@ -1,0 +1,367 @@
+"""Rules for preferences, food, allergies, possessions, pastimes and languages."""
+
+from __future__ import annotations
+
+import re
+
+from .base import Context, Draft, Rule, items, rule
+from .common import BE, article, subject_text
+from .lexicon import (
+    ACTIVITIES,
+    DIETS,
+    GO_ACTIVITIES,
+    INSTRUMENTS,
+    PETS,
+    POSSESSIONS,
+    SPORTS_AND_GAMES,
+    is_language,
+    is_place,
+    job_head,
+)
+from .objects import clean, cut, proper_run, split_items, tidy, to_gerund
+
+_V_LIKE = (
+    r"(?P<v>love|loves|loved|loving|like|likes|liked|enjoy|enjoys|enjoyed|enjoying|adore|adores|adored|dig|"
+    r"digs|prefer|prefers|preferred|appreciate|appreciates)"
+)
+
+_DIET = "|".join(re.escape(d) for d in sorted(DIETS, key=len, reverse=True))
+
+_NOT_LIKED = re.compile(
+    r"^(?:it|that|this|them|him|her|you|to be|the idea|when|how|what|being|everything|anything|something|"
+    r"nothing|him|me|us|one|the fact|the way)\b",
+    re.IGNORECASE,
+)
+
+
+def _liked_objects(raw: str) -> list[str]:
+    raw = raw.strip()
+    if re.match(r"being\s+(?:a|an)\s", raw):
+        return []  # "I love being a nurse" is about the job (see _like)
+    if _NOT_LIKED.match(raw):
+        return []
+    to_verb = re.match(r"to\s+(?P<v>[a-z]+)\b(?P<rest>.*)", raw)
+    if to_verb:
+        raw = to_gerund(to_verb["v"]) + to_verb["rest"]
+    raw = re.sub(r"\s+(?:over|more than|better than|instead of)\s+.*$", "", raw)
+    return [d.object for d in items("likes", raw, "thing", 0.8, listable=True)]
+
+
+def _like(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if (ctx.past or ctx.aspect.past) and not (ctx.aspect.ended or ctx.aspect.perfect):
+        return []  # "I loved the trip" is a one-off opinion, not a standing preference
+    objects = _liked_objects(m["o"])
+    if ctx.aspect.negated and not ctx.aspect.ended:
+        return [Draft("dislikes", o, 0.65, negated=False) for o in objects]
+    job = re.match(r"being\s+(?:a|an)\s+(?P<j>.+)", m["o"])
+    if job and job_head(cut(job["j"])):  # "I love being a nurse"
+        return [Draft("job_title", cut(job["j"]), 0.7, kind="none")]
+    home = re.match(r"living\s+in\s+(?P<o>.+)", m["o"])
+    if home:  # "I love living in Lisbon" says where someone lives
+        out = items("lives_in", home["o"], "place", 0.7, accept=lambda p: p[:1].isupper())
+        return out + [Draft("likes", o, 0.8) for o in objects]
+    return [
+        Draft("likes", o, 0.85 if m["v"].startswith(("love", "adore", "enjoy")) else 0.8) for o in objects
+    ]
+
+
+def _like_adj(m: re.Match[str], ctx: Context) -> list[Draft]:
+    objects = _liked_objects(m["o"])
+    if ctx.aspect.negated and not ctx.aspect.ended:
+        return [Draft("dislikes", o, 0.75, negated=False) for o in objects]
+    return [Draft("likes", o, 0.8) for o in objects]
+
+
+def _dislike(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.aspect.negated and not ctx.aspect.ended:
+        return []  # "I don't hate it" says little
+    if (ctx.past or ctx.aspect.past) and not ctx.aspect.ended:
+        return []
+    return [Draft("dislikes", o, 0.85) for o in _liked_objects(m["o"])]
+
+
+def _dislike_adj(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.aspect.negated:
+        return []
+    return [Draft("dislikes", o, 0.6) for o in _liked_objects(m["o"])]
+
+
+def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = (
+        m["o"].lower().replace(" ", "-")
+        if m["o"].lower() in ("gluten free", "dairy free", "plant based")
+        else m["o"].lower()
+    )
+    timing = "start" if m.groupdict().get("v") in ("went", "gone", "became", "become", "turned") else "state"
+    return [Draft("diet", value, 0.85, kind="none", timing=timing)]
+
+
+def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if not (ctx.aspect.negated or ctx.aspect.ended):
+        return []  # "I eat pizza" is an event more than a habit; the negative is the useful fact
+    raw = re.sub(r"^(?:any|much|a lot of|red)\s+", lambda x: "red " if x[0].startswith("red") else "", m["o"])
+    out = []
+    for d in items("eats", raw, "thing", 0.8, listable=True):
+        if d.object.lower() in ("much", "out", "well", "enough", "breakfast", "lunch", "dinner"):
+            continue
+        out.append(Draft("eats", d.object, 0.8, negated=True))
+    return out
+
+
+def _allergy(m: re.Match[str], ctx: Context) -> list[Draft]:
+    return items("allergy", m["o"], "thing", 0.9, listable=True)
+
+
+def _intolerant(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = m["o"].lower()
+    return [Draft("allergy", value, 0.85, text=f"{subject_text(ctx)} is {value} intolerant")]
+
+
+_OWN_DROP = re.compile(
+    r"^(?:new|used|brand[- ]new|second[- ]hand|old|first|own|little|tiny|big|nice|fancy|cool)\s+",
+    re.IGNORECASE,
+)
+
+
+def _owns(m: re.Match[str], ctx: Context) -> list[Draft]:
+    raw = cut(m["o"], "thing")
+    raw = _OWN_DROP.sub("", _OWN_DROP.sub("", raw))
+    house = re.match(r"(?P<h>house|home|place|apartment|flat|condo|townhouse|cabin)\s+in\s+(?P<p>.+)", raw)
+    words = raw.split()
+    if not words:
+        return []
+    verb = m["v"].lower()
+    timing = {"sold": "end", "sell": "end", "selling": "end"}.get(
+        verb,
+        "start"
+        if verb in ("bought", "buy", "purchased", "got", "get", "finally got", "picked up", "leased")
+        else "state",
+    )
+    ended = timing == "end" or verb == "had"
+    if house:
+        place = clean(house["p"], "place")
+        out = [
+            Draft(
+                "owns",
+                house["h"],
+                0.75,
+                timing=timing,
+                ended=ended,
+                kind="none",
+                text=f"{subject_text(ctx)} owns a {house['h']} in {place}" if place else None,
+                entities=[(place, "place")] if place else [],
+            )
+        ]
+        return out
+    head = re.sub(r"[^a-z-]", "", words[min(len(words), 3) - 1].lower()) if len(words) <= 3 else ""
+    product = proper_run(raw, max_tokens=4)
+    if product and not is_place(product):
+        return [Draft("owns", product, 0.75, timing=timing, ended=ended, kind="thing")]
+    if head in PETS or head[:-1] in PETS or raw.lower() in PETS:
+        return []  # pets have their own rule
+    owned = verb in ("own", "owns", "owned") and len(words) <= 4  # "own" is unambiguous; "got a" is not
+    if owned or head in POSSESSIONS or (head.endswith("s") and head[:-1] in POSSESSIONS):
+        value = clean(raw, "thing")
+        return [Draft("owns", value, 0.7, timing=timing, ended=ended, kind="thing")] if value else []
+    return []
+
+
+def _business(m: re.Match[str], ctx: Context) -> list[Draft]:
+    name = proper_run(m["name"]) if m["name"] else None
+    thing = m["o"].strip()
+    text = f"{subject_text(ctx)} runs {article(thing)}" + (f" called {name}" if name else "")
+    return [Draft("owns", name or thing, 0.75, text=text, kind="organization" if name else "none")]
+
+
+def _play(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = []
+    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+        value = d.object.lower()
+        head = value.split()[-1]
+        if (
+            head in INSTRUMENTS
+            or value.replace(" ", "-") in SPORTS_AND_GAMES
+            or head in SPORTS_AND_GAMES
+            or head in ("games", "game", "videogames")
+            or value.endswith("ball")
+        ):
+            instrument = head in INSTRUMENTS
+            name = f"playing the {d.object}" if instrument else d.object
+            played = f"the {d.object}" if instrument else d.object
+            text = f"{subject_text(ctx)} plays {played}"
+            out.append(Draft("hobby", name, 0.8 if not ctx.past else 0.6, text=text))
+    return out
+
+
+def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = []
+    verb = m["v"].lower()
+    timing = (
+        "start"
+        if verb in ("took up", "take up", "taking up", "started", "got into", "picked up")
+        else "state"
+    )
+    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+        value = d.object.lower().replace(" ", "-")
+        if value in ACTIVITIES or value in GO_ACTIVITIES or (value.endswith("ing") and timing == "start"):
+            out.append(Draft("hobby", d.object, 0.75, timing=timing))
+    return out
+
+
+def _go_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.past or ctx.aspect.past:
+        return (
+            [Draft("event", f"went {m['o']}", 0.5, timing="event", kind="none")]
+            if ctx.has_time("point")
+            else []
+        )
+    return [Draft("hobby", m["o"], 0.75)]
+
+
+def _learn(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.past or ctx.aspect.past:
+        return []
+    raw = m["o"]
+    to_verb = re.match(r"(?:how\s+)?to\s+(?P<v>[a-z]+)\b(?P<rest>.*)", raw)
+    if to_verb:
+        raw = to_gerund(to_verb["v"]) + to_verb["rest"]
+    value = clean(raw, "thing")
+    if not value:
+        return []
+    return [
+        Draft("hobby", value, 0.65, text=f"{subject_text(ctx)} is learning {clean(m['o'], 'thing') or value}")
+    ]
+
+
+_LANGUAGE_QUALIFIERS = re.compile(
+    r"^(?:a (?:little|bit|little bit) of|a bit|some|a little|little|basic|fluent|conversational|broken|"
+    r"decent|good|pretty good|very good|perfect|native|intermediate|beginner|rusty|passable|okay|ok)\s+",
+    re.IGNORECASE,
+)
+
+
+def _speaks(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = []
+    for part in split_items(cut(m["o"])):
+        part = _LANGUAGE_QUALIFIERS.sub("", _LANGUAGE_QUALIFIERS.sub("", part.strip()))
+        word = tidy(re.sub(r"\s+(?:fluently|well|a bit|a little|too|as well)$", "", part))
+        if is_language(word):
+            out.append(Draft("speaks", word[:1].upper() + word[1:], 0.85, kind="thing"))
+    return out
+
+
+RULES: tuple[Rule, ...] = (
+    # preferences
+    rule("likes", rf"{_V_LIKE}\s+(?P<o>.+)", _like),
+    rule(
+        "likes.into",
+        rf"(?:{BE}|got|get|getting)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|totally\s+|pretty\s+|"
+        r"a\s+little\s+|kind\s+of\s+)?(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
+        r"nuts about|a (?:big |huge |massive |great |die-hard |lifelong |total )?fan of|fond of|keen on|"
+        r"addicted to|hooked on|big on|partial to|a sucker for)\s+(?P<o>.+)",
+        _like_adj,
+    ),
+    rule(
+        "dislikes",
+        r"(?P<v>hate|hates|hated|dislike|dislikes|disliked|detest|detests|loathe|loathes|despise|despises|"
+        r"abhor)\s+(?P<o>.+)",
+        _dislike,
+    ),
+    rule(
+        "dislikes.adj",
+        rf"{BE}\s+(?:really\s+|so\s+)?(?:sick of|tired of|fed up with|scared of|afraid of|terrified of)\s+"
+        r"(?P<o>.+)",
+        _dislike_adj,
+    ),
+    # food
+    rule(
+        "diet",
+        rf"(?P<v>am|is|are|was|were|been|be|went|gone|go|going|became|become|becoming|turned|stayed)\s+"
+        rf"(?:a\s+|an\s+|fully\s+|strictly\s+|mostly\s+|mainly\s+|completely\s+|100%\s+|"
+        rf"full\s+)?(?P<o>{_DIET})\b",
+        _diet,
+        flags=re.I,
+    ),
+    rule(
+        "diet.on", rf"{BE}\s+on\s+(?:a|the)\s+(?:strict\s+)?(?P<o>[a-z0-9-]+(?:\s+[a-z-]+)?)\s+diet\b", _diet
+    ),
+    rule(
+        "diet.follow",
+        r"(?P<v>follow|follows|followed|eat|eats|keep|keeps)\s+(?:a|an|the)\s+(?:strict\s+)?"
+        r"(?P<o>[a-z0-9-]+(?:\s+[a-z-]+)?)\s+diet\b",
+        _diet,
+    ),
+    rule("eats", r"(?P<v>eat|eats|drink|drinks|touch|touches)\s+(?P<o>.+)", _eats),
+    rule(
+        "allergy",
+        rf"{BE}\s+(?:severely\s+|very\s+|mildly\s+|deathly\s+|highly\s+|super\s+|really\s+|extremely\s+|"
+        r"slightly\s+)?allergic\s+to\s+(?P<o>.+)",
+        _allergy,
+    ),
+    rule(
+        "allergy.have",
+        r"(?:have|has)\s+(?:a|an)?\s*(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<o>[a-z-]+(?:\s+[a-z-]+)?)"
+        r"\s+(?:allergy|allergies|intolerance)\b",
+        _allergy,
+    ),
+    rule(
+        "allergy.to",
+        r"(?:have|has)\s+(?:an?\s+)?(?:allergy|allergies|intolerance|sensitivity)\s+to\s+(?P<o>.+)",
+        _allergy,
+    ),
+    rule(
+        "allergy.intolerant",
+        rf"{BE}\s+(?P<o>lactose|gluten|fructose|dairy|wheat|histamine)[- ]intolerant",
+        _intolerant,
+    ),
+    rule(
+        "allergy.celiac",
+        rf"(?:{BE}|have|has)\s+(?:a\s+)?(?:celiac|coeliac)\b",
+        lambda m, c: [Draft("allergy", "gluten", 0.8, text=f"{c.subject.name} has celiac disease")],
+    ),
+    # possessions
+    rule(
+        "owns.business",
+        r"(?P<v>run|runs|ran|own|owns|owned|started|founded|opened|co-founded|cofounded|launched)\s+(?:a|an|"
+        r"my own|our own|my|our|the|his own|her own)\s+(?:own\s+|small\s+|"
+        r"little\s+)?(?P<o>(?:[a-z-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|"
+        r"café|bar|salon|studio|agency|firm|practice|clinic|farm|bookstore|boutique|brewery|gym|nonprofit|"
+        r"non-profit|charity|blog|podcast|channel|band|club))(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
+        _business,
+    ),
+    rule(
+        "owns",
+        r"(?P<v>own|owns|owned|bought|buy|purchased|got|get|have|has|had|drive|drives|drove|sold|sell|"
+        r"selling|ride|rides|finally got|picked up|leased|lease)\s+(?:a|an|my|our|the|two|three|\d+|another|"
+        r"some)\s+(?P<o>.+)",
+        _owns,
+    ),
+    # pastimes
+    rule(
+        "hobby.play",
+        r"(?P<v>play|plays|played|playing)\s+(?:the\s+|a\s+little\s+|some\s+|a\s+lot\s+of\s+|lots\s+of\s+|"
+        r"competitive\s+|professional\s+|recreational\s+)?(?P<o>.+)",
+        _play,
+    ),
+    rule(
+        "hobby.do",
+        r"(?P<v>do|does|doing|practice|practices|practicing|practise|practises|practising|took up|"
+        r"take up|taking up|started|got into|getting into|picked up)\s+(?P<o>.+)",
+        _do_activity,
+    ),
+    rule(
+        "hobby.go",
+        rf"(?P<v>go|goes|went|going)\s+(?P<o>{'|'.join(sorted(GO_ACTIVITIES, key=len, reverse=True))})\b",
+        _go_activity,
+    ),
+    rule("hobby.learn", r"(?P<v>learning|learn|learned|learnt|learns)\s+(?P<o>.+)", _learn),
+    rule(
+        "speaks", r"(?P<v>speak|speaks|spoke|speaking|understand|understands|know|knows)\s+(?P<o>.+)", _speaks
+    ),
+    rule(
+        "speaks.fluent",
+        rf"{BE}\s+(?:fluent|bilingual|trilingual|conversational|proficient)\s+(?:in\s+)?(?P<o>.+)",
+        _speaks,
+    ),
+    rule("speaks.native", rf"{BE}\s+(?:a\s+)?native\s+(?P<o>[A-Z]\w+)\s+speaker", _speaks),
+)

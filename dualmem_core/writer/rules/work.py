@@ -1,0 +1,339 @@
+"""Rules for work and study: employers, job titles, schools, fields and degrees."""
+
+from __future__ import annotations
+
+import re
+
+from .base import Context, Draft, Rule, items, rule
+from .common import BE, article, simple, subject_text
+from .lexicon import HOBBY_AGENTS, is_place, is_school, job_head
+from .objects import clean, cut, strip_leading, tidy
+
+_V_WORK = r"(?P<v>work|works|worked|working)"
+
+_TITLES = (
+    r"(?:[A-Za-z-]+\s+){0,3}?(?:CEO|CTO|CFO|COO|VP|head|director|manager|founder|co-founder|cofounder|owner|"
+    r"president|chair|lead|principal|dean|editor|captain|coach|partner)"
+)
+
+
+def job_drafts(phrase: str, confidence: float, ctx: Context, timing: str = "state") -> list[Draft]:
+    """'pharmacist at Walgreens' -> job_title pharmacist + works_at Walgreens."""
+    title, org = phrase, None
+    split = re.search(r"\s+(?:at|for|with|in|from|on)\s+(?=\S)", phrase)
+    if split:
+        title = phrase[: split.start()]
+        if split[0].strip() in ("at", "for", "with"):
+            org = phrase[split.end() :]
+    title = strip_leading(tidy(cut(title)))
+    if not title or len(title.split()) > 5:
+        return []
+    out = [
+        Draft(
+            "job_title",
+            title,
+            confidence,
+            timing=timing,
+            kind="none",
+            text=f"{subject_text(ctx)} is {article(title)}",
+        )
+    ]
+    if org:
+        out += org_drafts(org, confidence, timing)
+    return out
+
+
+def org_drafts(raw: str, confidence: float, timing: str = "state") -> list[Draft]:
+    return items(
+        "works_at",
+        raw,
+        "organization",
+        confidence,
+        timing=timing,
+        accept=lambda o: o.lower() not in _NOT_ORGS and not is_place(o) and not re.match(r"\d", o),
+    )
+
+
+_NOT_ORGS = frozenset(
+    "myself yourself himself herself themselves free fun money hours years a living living home a while "
+    "the weekend weekends the summer a year two years free".split()
+)
+
+
+def _work_as(m: re.Match[str], ctx: Context) -> list[Draft]:
+    return job_drafts(m["o"], 0.85, ctx)
+
+
+def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if re.match(r"(?:myself|my own)\b", m["o"]):
+        return [Draft("job_title", "self-employed", 0.8, kind="none")]
+    return org_drafts(m["o"], 0.85)
+
+
+def _work_in(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = clean(m["o"], "organization")
+    if not value or is_place(value):
+        return []
+    if value[:1].isupper():
+        return org_drafts(value, 0.6)
+    if len(value.split()) <= 3:
+        return [Draft("job_title", value, 0.5, kind="none", text=f"{subject_text(ctx)} works in {value}")]
+    return []
+
+
+def _job_at(m: re.Match[str], ctx: Context) -> list[Draft]:
+    timing = "state" if m["v"] in ("have", "has") else "start"
+    out = org_drafts(m["o"], 0.85, timing)
+    if m["title"]:
+        out += job_drafts(m["title"], 0.8, ctx, timing)
+    return out
+
+
+def _join(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = clean(m["o"], "organization")
+    if not value or not value[:1].isupper() or is_place(value):
+        return []
+    return org_drafts(value, 0.7, "start")
+
+
+def _leave(m: re.Match[str], ctx: Context) -> list[Draft]:
+    raw = m["o"]
+    job = re.match(r"(?:my|his|her|their)\s+(?:job|position|role|post)\s+(?:at|with)\s+(?P<o>.+)", raw)
+    if job:
+        return [
+            Draft("works_at", d.object, 0.85, timing="end", ended=True) for d in org_drafts(job["o"], 0.85)
+        ]
+    value = clean(raw, "organization")
+    if not value or not value[:1].isupper():
+        return []
+    if is_place(value):
+        if m["v"] in ("left", "leave", "leaving"):
+            return [Draft("lives_in", value, 0.6, timing="end", ended=True)]
+        return []
+    return [Draft("works_at", d.object, 0.75, timing="end", ended=True) for d in org_drafts(value, 0.75)]
+
+
+def _fired(m: re.Match[str], ctx: Context) -> list[Draft]:
+    return [Draft("works_at", d.object, 0.85, timing="end", ended=True) for d in org_drafts(m["o"], 0.85)]
+
+
+def _teach(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out = org_drafts(m["o"], 0.75)
+    if out:
+        out.append(Draft("job_title", "teacher", 0.7, kind="none", text=f"{subject_text(ctx)} is a teacher"))
+    return out
+
+
+def _title_of(m: re.Match[str], ctx: Context) -> list[Draft]:
+    return job_drafts(f"{m['title']} at {m['o']}", 0.85, ctx)
+
+
+_LIKE_NOUNS = {"dog": "dogs", "cat": "cats"}
+
+
+def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'am a nurse (at X)', 'am an avid runner', 'am a student at X', 'am a cat person'."""
+    phrase = m["o"]
+    lowered = phrase.lower()
+    if re.match(
+        r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)"
+        r"\b(?!\s+(?:teacher|nurse|engineer|advisor|counselor))",
+        lowered,
+    ):
+        if re.match(r"student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
+            return [Draft("job_title", "student", 0.7, kind="none")]
+        return []  # handled by the likes, diet and studies rules
+    pet = re.match(r"(?:huge\s+|big\s+|total\s+)?(?P<a>dog|cat)\s+(?:person|lover|fan)", lowered)
+    if pet:
+        return [Draft("likes", _LIKE_NOUNS[pet["a"]], 0.75, kind="thing")]
+    fan = re.match(
+        r"(?:huge|big|massive|die-hard|lifelong|total|great)\s+(?P<x>.+?)\s+(?:fan|lover|nerd|geek|buff)$",
+        phrase,
+    )
+    if fan:  # "a huge Arsenal fan"
+        return [Draft("likes", fan["x"], 0.75, kind="thing")]
+    agent = re.match(
+        r"(?:avid|keen|amateur|passionate|enthusiastic|casual|weekend|serious|big|huge|hobby)\s+"
+        r"(?P<a>[a-z]+)",
+        lowered,
+    )
+    if agent and agent["a"] in HOBBY_AGENTS:
+        return [Draft("hobby", HOBBY_AGENTS[agent["a"]], 0.75)]
+    major = re.match(r"(?P<f>[a-z][a-z ]{1,30}?)\s+major\b", phrase)
+    if major:
+        return [Draft("studies", major["f"], 0.75, kind="none")]
+    title = re.split(r"\s+(?:at|for|with|in|from|who|that|and|but|,)\s+", phrase, maxsplit=1)[0]
+    if job_head(cut(title)):
+        became = m["v"] in ("become", "became", "becoming")
+        return job_drafts(phrase, 0.8, ctx, "start" if became else "state")
+    return []
+
+
+def _study(m: re.Match[str], ctx: Context) -> list[Draft]:
+    field_raw = m["field"]
+    if re.match(
+        r"(?:for|to|hard|a lot|abroad|every|at|with|online|late|together|the|a|an|it|that|this)\b", field_raw
+    ):
+        field_raw = ""
+    out: list[Draft] = []
+    if field_raw:
+        value = clean(field_raw, "thing")
+        if value and len(value.split()) <= 5:
+            out.append(Draft("studies", value, 0.8, kind="none"))
+    if m["o"]:
+        out += items("studies_at", m["o"], "organization", 0.85)
+    return out
+
+
+def _attend(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = clean(m["o"], "organization")
+    if not value or not is_school(value):
+        return []
+    return [Draft("studies_at", value, 0.8)]
+
+
+def _graduate(m: re.Match[str], ctx: Context) -> list[Draft]:
+    value = clean(m["o"], "organization")
+    if not value or not value[:1].isupper():
+        return []
+    return [
+        Draft(
+            "studies_at",
+            value,
+            0.8,
+            timing="end",
+            ended=True,
+            text=f"{subject_text(ctx)} graduated from {value}",
+        )
+    ]
+
+
+def _degree(m: re.Match[str], ctx: Context) -> list[Draft]:
+    out: list[Draft] = []
+    if m["field"]:
+        value = clean(m["field"], "thing")
+        if value:
+            out.append(Draft("studies", value, 0.8, kind="none"))
+    if m["o"]:
+        out += items("studies_at", m["o"], "organization", 0.8)
+    return out
+
+
+RULES: tuple[Rule, ...] = (
+    # work
+    rule(
+        "job.work_as",
+        rf"{_V_WORK}\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?as\s+(?:a\s+|an\s+|the\s+)?(?P<o>.+)",
+        _work_as,
+    ),
+    rule(
+        "works_at",
+        rf"{_V_WORK}\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?P<o>.+)",
+        _work_at,
+    ),
+    rule("works_at.in", rf"{_V_WORK}\s+in\s+(?P<o>.+)", _work_in),
+    rule(
+        "works_at.employed",
+        rf"{BE}\s+(?:employed|hired)\s+(?:at|by|with)\s+(?P<o>.+)",
+        simple("works_at", "organization", 0.85),
+    ),
+    rule(
+        "works_at.hired",
+        r"(?P<v>got|get|was|were|been)\s+(?:hired|recruited|headhunted|promoted)\s+(?:at|by|to|with)\s+"
+        r"(?P<o>.+)",
+        lambda m, c: org_drafts(m["o"], 0.8, "start"),
+    ),
+    rule(
+        "works_at.job",
+        r"(?P<v>got|get|getting|landed|land|accepted|accept|took|take|started|start|starting|found|have|has|"
+        r"began|begin|secured|scored)\s+(?:a|an|the|my|this|that)\s+(?:(?:new|dream|first|full-time|"
+        r"part-time|summer|great|good|big)\s+)*(?:job|position|role|internship|gig|post|contract|placement)"
+        r"(?:\s+as\s+(?:a\s+|an\s+)?(?P<title>.+?))?\s+(?:at|with|for|in)\s+(?P<o>.+)",
+        _job_at,
+    ),
+    rule(
+        "works_at.start",
+        r"(?P<v>started|start|starting|began|begin|beginning|starts)\s+(?:working\s+|work\s+|"
+        r"(?:a|my)\s+new\s+job\s+|a\s+job\s+|an\s+internship\s+)?(?:at|for|with)\s+(?P<o>.+)",
+        lambda m, c: org_drafts(m["o"], 0.8, "start"),
+    ),
+    rule("works_at.join", r"(?P<v>joined|join|joining|joins)\s+(?P<o>[A-Z].+)", _join),
+    rule(
+        "works_at.left",
+        r"(?P<v>quit|left|leave|leaving|quitting|resigned|resign|resigning|retired|retire|retiring)\s+"
+        r"(?:from\s+)?(?P<o>.+)",
+        _leave,
+    ),
+    rule(
+        "works_at.fired",
+        rf"(?:{BE}|got|get)\s+(?:fired|laid off|let go|sacked|made redundant)\s+(?:from|by|at)\s+(?P<o>.+)",
+        _fired,
+    ),
+    rule(
+        "works_at.intern",
+        r"(?P<v>intern|interns|interned|interning)\s+(?:at|for|with)\s+(?P<o>.+)",
+        lambda m, c: org_drafts(m["o"], 0.8) + [Draft("job_title", "intern", 0.75, kind="none")],
+    ),
+    rule(
+        "works_at.teach",
+        r"(?P<v>teach|teaches|taught|teaching)\s+(?:[a-zA-Z ]+?\s+)?(?:at|in)\s+(?P<o>[A-Z].+)",
+        _teach,
+    ),
+    rule(
+        "job.title_of",
+        rf"{BE}\s+(?:the\s+|a\s+|an\s+)?(?P<title>{_TITLES})\s+(?:of|at|for)\s+(?P<o>[A-Z].+)",
+        _title_of,
+    ),
+    rule(
+        "job.copula",
+        r"(?P<v>am|is|are|was|were|been|be|become|became|becoming)\s+(?:a|an)\s+(?P<o>.+)",
+        _copula_a,
+    ),
+    rule(
+        "job.state",
+        rf"{BE}\s+(?P<o>retired|unemployed|self-employed|between jobs|out of work|freelancing|"
+        r"a stay-at-home (?:mom|dad|parent)|on (?:maternity|paternity|parental) leave)\b",
+        lambda m, c: [Draft("job_title", re.sub(r"^a\s+", "", m["o"]), 0.8, kind="none")],
+    ),
+    # study
+    rule(
+        "studies.study",
+        r"(?P<v>study|studies|studied|studying|major|majors|majored|majoring|minor|minoring|minored)\s+"
+        r"(?:in\s+)?(?P<field>.+?)(?:\s+(?:at|in)\s+(?P<o>[A-Z].+))?$",
+        _study,
+    ),
+    rule(
+        "studies_at.student",
+        rf"{BE}\s+(?:a\s+|an\s+)?(?:[a-z-]+\s+){{0,2}}?(?:student|freshman|sophomore|junior|senior|"
+        r"grad student|graduate student|phd student|phd candidate|undergrad|undergraduate|postgrad|alum|"
+        r"alumnus|alumna)\s+(?:at|of|in)\s+(?P<o>.+)",
+        simple("studies_at", "organization", 0.85),
+    ),
+    rule(
+        "studies_at.attend",
+        r"(?P<v>go|goes|went|attend|attends|attended|attending|enrolled|enroll|enrolling)\s+"
+        r"(?:to\s+|at\s+|in\s+)?(?P<o>.+)",
+        _attend,
+    ),
+    rule(
+        "studies_at.graduate",
+        r"(?P<v>graduated|graduate|graduating|graduates)\s+(?:from\s+)?(?P<o>.+)",
+        _graduate,
+    ),
+    rule(
+        "studies.degree",
+        r"(?P<v>doing|getting|pursuing|working on|finishing|completing|do|did|got|earned|completed|finished|"
+        r"have|has|hold|holds|started|starting)\s+(?:a|an|my|his|her|their)\s+(?:(?:phd|ph\.d\.?|doctorate|"
+        r"master's|masters|bachelor's|bachelors|degree|mba|md|jd|ba|bs|bsc|ma|ms|msc|diploma|"
+        r"certificate)\s*)+(?:degree\s+)?(?:(?:in|on)\s+(?P<field>.+?))?(?:\s*(?:at|from)\s+(?P<o>.+))?$",
+        _degree,
+        flags=re.I,
+    ),
+    # pets
+    rule(
+        "works_at.offer",
+        r"(?P<v>accepted|accept|accepting|took|signed)\s+(?:a|an|the|their|his|her|my)\s+(?:job\s+)?"
+        r"offer\s+(?:from|at|with)\s+(?P<o>.+)",
+        lambda m, c: org_drafts(m["o"], 0.7, "start"),
+    ),
+)
