@@ -34,8 +34,9 @@ def schema_statements(dimension: int) -> list[str]:
         f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimension)}, "
         # Quantization (on by default since 5.23) would make scores approximate.
         "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}",
+        # The English analyzer stems, so "live", "lives" and "lived" match one another.
         f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) "
-        "ON EACH [n.text, n.user_key]",
+        "ON EACH [n.text, n.user_key] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
     ]
     for edge_type in EDGE_ENDPOINTS:
         name = edge_type.value.lower()

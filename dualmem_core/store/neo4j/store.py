@@ -54,6 +54,9 @@ from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
 
 T = TypeVar("T")
+# Cut to the top k before building result maps, so only k versions are materialised.
+_TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
+          "RETURN properties(v) AS v, properties(m) AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
 _NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
 _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
@@ -186,10 +189,10 @@ class Neo4jStore(Store):
                            "RETURN count(n) AS n", rows=rows), len(rows), table)
         elif table == "versions":
             rows = [R.version_row(v, now) for v in records]
-            _expect(tx.run(
-                "UNWIND $rows AS row MATCH (m:Memory {id: row.props.memory_id}) "
-                "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row.props RETURN count(v) AS n",
-                rows=rows), len(rows), "versions (their memory is gone)")
+            _expect(tx.run(  # embeddings go once, below, not with the properties as well
+                "UNWIND $rows AS row MATCH (m:Memory {id: row.memory_id}) "
+                "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row RETURN count(v) AS n",
+                rows=[r["props"] for r in rows]), len(rows), "versions (their memory is gone)")
             vectors = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
                        if r["embedding"] is not None]
             if vectors:
@@ -348,7 +351,7 @@ class Neo4jStore(Store):
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
         tail = (f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-                "RETURN properties(v) AS v, properties(m) AS m, score ORDER BY score DESC, v.id LIMIT $k")
+                f"{_TOP_K}")
         indexed = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
                    "YIELD node AS v, score " + tail)
         exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
@@ -366,8 +369,7 @@ class Neo4jStore(Store):
         params |= {"lucene": f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})', "k": k}
         query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                  f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
-                 f"WHERE {where['m']} RETURN properties(v) AS v, properties(m) AS m, score "
-                 "ORDER BY score DESC, v.id LIMIT $k")
+                 f"WHERE {where['m']} {_TOP_K}")
         hits = self._search(query, params | {"fetch": max(k * OVERFETCH, 100)})
         if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
             hits = self._search(query, params | {"fetch": 2**31 - 1})
@@ -430,7 +432,10 @@ class Neo4jStore(Store):
             for edge_type in types or list(EdgeType):
                 src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
                 pattern = f"(a:{src})-[r:{edge_type.value}]->(b:{dst})"
-                ends = ([f"MATCH {pattern} WHERE r.user_id = $user"] if node_ids is None else
+                # Anchor on the source's user index: with many users the planner would
+                # otherwise scan a whole label for the relationship's user_id.
+                ends = ([f"MATCH (a:{src}) WHERE a.user_id = $user MATCH {pattern} WHERE r.user_id = $user"]
+                        if node_ids is None else
                         [f"MATCH {pattern} WHERE a.id IN $ids AND r.user_id = $user",
                          f"MATCH {pattern} WHERE b.id IN $ids AND r.user_id = $user"])
                 for match in ends:

@@ -57,8 +57,9 @@ CREATE INDEX IF NOT EXISTS versions_by_hash ON versions (user_id, content_hash, 
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (user_id, tx_to, valid_from, valid_to);
 
 -- A user key column lets a text query narrow to one tenant inside the index itself.
+-- Porter stemming, so "live", "lives" and "lived" match one another.
 CREATE VIRTUAL TABLE IF NOT EXISTS versions_fts USING fts5 (
-    text, user_key, tokenize = 'unicode61 remove_diacritics 2'
+    text, user_key, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS versions_fts_insert AFTER INSERT ON versions BEGIN
     INSERT INTO versions_fts (rowid, text, user_key) VALUES (new.rid, new.text, 'u' || hex(new.user_id));

@@ -47,7 +47,7 @@ from . import rows as R
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
-SCHEMA_VERSION = 1  # bump with any change to schema.sql that old files lack
+SCHEMA_VERSION = 2  # bump with any change to schema.sql that old files lack
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
            "memories": (R.MEMORY_COLUMNS, R.memory_row),
@@ -408,9 +408,11 @@ class SQLiteStore(Store):
         where, params = _filter_sql(flt)
         words = " OR ".join(f'"{t}"' for t in terms)
         match = f'user_key:"u{flt.user_id.encode().hex()}" AND text:({words})'
+        # Join memories only when a filter needs their columns: every match pays for the join.
+        join = " JOIN memories m ON m.id = v.memory_id" if _needs_memory(flt) else ""
         rows = self._conn().execute(
-            "SELECT f.rowid, -bm25(versions_fts, 1.0, 0.0) FROM versions_fts f "
-            "JOIN versions v ON v.rid = f.rowid JOIN memories m ON m.id = v.memory_id "
+            f"SELECT f.rowid, -bm25(versions_fts, 1.0, 0.0) FROM versions_fts f "
+            f"JOIN versions v ON v.rid = f.rowid{join} "
             f"WHERE versions_fts MATCH ? AND {where} ORDER BY bm25(versions_fts, 1.0, 0.0) LIMIT ?",
             (match, *params, k)).fetchall()
         return self._hits([(rid, float(score)) for rid, score in rows])
@@ -557,6 +559,10 @@ def _tx_sql(alias: str, known_at: datetime | None, all_versions: bool) -> tuple[
         return f"{alias}tx_to = ?", [FAR]
     known = to_micros(known_at)
     return f"{alias}tx_from <= ? AND ? < {alias}tx_to", [known, known]
+
+
+def _needs_memory(flt: SearchFilter) -> bool:
+    return flt.agent_id is not None or flt.session_id is not None or flt.kinds is not None
 
 
 def _filter_sql(flt: SearchFilter) -> tuple[str, list]:
