@@ -18,7 +18,7 @@ def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     result = run_demo(args.store)
-    print(f"dualmem demo: {result.messages} messages written to {result.store_url}")
+    print(f"dualmem demo: {result.messages} messages, {result.facts} facts written to {result.store_url}")
     ms = sorted(result.write_ms)
     print(f"write latency per message: median {statistics.median(ms):.1f} ms, max {ms[-1]:.1f} ms")
     print("\n".join(result.lines))

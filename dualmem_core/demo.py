@@ -1,8 +1,8 @@
-"""The main job for now: write a short conversation into a store and read it back, in time.
+"""The main job for now: a short conversation through the Writer, then questions, in time.
 
-It exercises the real store contract end to end: episodes and memories written one message at
-a time, hybrid reads (vector and full text), and a supersession applied as a change set so
-that point-in-time queries show the bitemporal model at work.
+It remembers each message (episodes, observations, extracted facts), lets newer single-valued
+facts close older ones the way the Editor's supersede stage will (here by a small change set),
+then recalls now and in the past, and prints the profile and one fact's history.
 """
 
 from __future__ import annotations
@@ -14,30 +14,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .providers import HashingEmbedder
-from .store import (
-    ENV_STORE,
-    Edge,
-    EdgeType,
-    Episode,
-    Memory,
-    MemoryVersion,
-    SearchFilter,
-    Store,
-    WriteBatch,
-    open_store,
-)
+from .store import ENV_STORE, Edge, EdgeType, MemoryVersion, SearchFilter, Store, open_store
 from .store import changes as ch
-from .timeutil import utcnow
+from .writer import predicates
+from .writer.writer import Writer
 
 DEMO_USER = "demo-maya"
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_conversation.jsonl"
+QUESTIONS = ["Where does Maya live?", "Where does she work?", "What food should I avoid suggesting?",
+             "Tell me about the dog Biscuit"]
+BEFORE_MOVE = datetime.fromisoformat("2026-02-01T00:00:00+00:00")
 
 
 @dataclass
 class DemoResult:
     store_url: str
     messages: int
+    facts: int
     write_ms: list[float]
     lines: list[str]
 
@@ -56,59 +49,72 @@ def load_messages(path: Path = FIXTURE) -> list[dict]:
 def run_demo(url: str | None = None, fixture: Path = FIXTURE) -> DemoResult:
     # Same rule as open_store, but the last resort is a demo file, not the user's memory.
     url = url or os.environ.get(ENV_STORE, "").strip() or default_demo_url()
-    embedder = HashingEmbedder()
-    with open_store(url, dimension=embedder.dimension) as store:
+    with open_store(url) as store:
         store.delete_user(DEMO_USER)  # the demo starts from a clean slate, whatever the store
-        messages = load_messages(fixture)
-        write_ms, versions = [], {}
-        for message in messages:
+        writer = Writer(store)
+        write_ms, facts = [], 0
+        for m in load_messages(fixture):
             start = time.perf_counter()
-            versions[message["source_id"]] = _remember(store, embedder, message)
+            result = writer.remember(m["content"], user_id=DEMO_USER, session_id=m.get("session_id"),
+                                     at=datetime.fromisoformat(m["at"]), source_id=m["source_id"],
+                                     role=m["role"])
             write_ms.append((time.perf_counter() - start) * 1000)
-        move = next(m for m in messages if "moved to" in m["content"])
-        _supersede(store, versions["demo-1"], datetime.fromisoformat(move["at"]))
-        lines = _questions(store, embedder)
-        return DemoResult(store.url, len(messages), write_ms, lines)
+            facts += len(result.fact_ids)
+        closed = _supersede_by_hand(store)
+        lines = _report(writer, closed)
+        return DemoResult(store.url, len(write_ms), facts, write_ms, lines)
 
 
-def _remember(store: Store, embedder: HashingEmbedder, message: dict) -> MemoryVersion:
-    """Store one message as an episode plus an observation memory, in one transaction."""
-    said_at = datetime.fromisoformat(message["at"])
-    episode = Episode(user_id=DEMO_USER, text=message["content"], observed_at=said_at,
-                      source_id=message["source_id"], role=message["role"],
-                      session_id=message.get("session_id"))
-    memory = Memory(user_id=DEMO_USER, kind="observation", session_id=message.get("session_id"))
-    version = MemoryVersion(memory_id=memory.id, user_id=DEMO_USER, text=message["content"],
-                            valid_from=said_at, embedding=embedder.embed([message["content"]])[0])
-    provenance = Edge(user_id=DEMO_USER, type=EdgeType.FROM, src_id=memory.id, dst_id=episode.id)
-    store.write(WriteBatch([episode], [memory], [version], [], [provenance]))
-    return version
+def _supersede_by_hand(store: Store) -> list[str]:
+    """Close each older current value of a single-valued fact where the newer one begins.
+    A stand-in for the Editor's supersede stage, so the demo can show history and as-of."""
+    latest: dict[tuple[str, str], MemoryVersion] = {}
+    ops: list[ch.Operation] = []
+    closed = []
+    for hit in store.list_facts(SearchFilter(DEMO_USER, statuses=("active",))):  # newest first
+        v = hit.version
+        if not predicates.is_single_valued(v.predicate):
+            continue
+        key = (v.subject or "", v.predicate or "")
+        newer = latest.setdefault(key, v)
+        if newer is v or newer.valid_from <= v.valid_from:
+            continue
+        ended = MemoryVersion(memory_id=v.memory_id, user_id=DEMO_USER, text=v.text, embedding=v.embedding,
+                              subject=v.subject, predicate=v.predicate, object=v.object,
+                              valid_from=v.valid_from, valid_to=newer.valid_from, status="superseded",
+                              created_by="demo-run")
+        ops += [ch.CloseVersion(v.id), ch.AddVersion(ended),
+                ch.AddEdge(Edge(user_id=DEMO_USER, type=EdgeType.SUPERSEDES, src_id=newer.memory_id,
+                                dst_id=v.memory_id, created_by="demo-run"))]
+        closed.append(v.memory_id)
+    if ops:
+        store.apply_changes(ch.ChangeSet(DEMO_USER, "demo-run", ops))
+    return closed
 
 
-def _supersede(store: Store, old: MemoryVersion, moved_at: datetime) -> None:
-    """Close the 'lives in Seattle' belief where the move begins (by hand, as the Editor will)."""
-    ended = MemoryVersion(memory_id=old.memory_id, user_id=DEMO_USER, text=old.text,
-                          embedding=old.embedding, valid_from=old.valid_from, valid_to=moved_at,
-                          status="superseded", created_by="demo-run")
-    store.apply_changes(ch.ChangeSet(DEMO_USER, "demo-run", [ch.CloseVersion(old.id),
-                                                             ch.AddVersion(ended)]))
-
-
-def _questions(store: Store, embedder: HashingEmbedder) -> list[str]:
+def _report(writer: Writer, closed: list[str]) -> list[str]:
     lines = []
-    now = utcnow()
-    asks = [("Where does Maya live?", now),
-            ("Where does Maya live?", datetime.fromisoformat("2026-02-01T00:00:00+00:00")),
-            ("What food should I avoid suggesting?", now), ("Tell me about the dog Biscuit", now)]
-    for question, as_of in asks:
-        flt = SearchFilter(DEMO_USER, valid_at=as_of)
-        by_vector = store.vector_search(embedder.embed([question])[0], flt, 2)
-        by_text = store.text_search(question, flt, 2)
-        when = "" if as_of is now else f" (as of {as_of:%Y-%m-%d})"
-        lines.append(f"Q: {question}{when}")
-        for label, hits in (("vector", by_vector), ("text", by_text)):
-            for hit in hits:
-                state = "current" if hit.version.status == "active" else hit.version.status
-                lines.append(f"   {label:<6} {hit.score:6.3f}  [{state}, since "
-                             f"{hit.version.valid_from:%Y-%m-%d}] {hit.version.text}")
+    for question in QUESTIONS:
+        lines.append(f"Q: {question}")
+        lines += [_hit_line(h) for h in writer.recall(question, user_id=DEMO_USER, k=3)]
+    lines.append(f"Q: {QUESTIONS[0]} (as of {BEFORE_MOVE:%Y-%m-%d})")
+    lines += [_hit_line(h) for h in writer.recall(QUESTIONS[0], user_id=DEMO_USER, k=3, as_of=BEFORE_MOVE)]
+    lines.append("Profile (current single-valued facts):")
+    for entry in writer.profile(DEMO_USER).values():
+        lines.append(f"   {entry.predicate:<10} {entry.value:<14} since {entry.since:%Y-%m-%d}  "
+                     f"from {', '.join(entry.sources)}")
+    for memory_id in closed[:1]:
+        history = writer.history(memory_id)
+        lines.append(f"History of '{history.versions[0].text}':")
+        for v in history.versions:
+            believed = "now" if v.tx_to.year == 9999 else f"until {v.tx_to:%Y-%m-%d %H:%M:%S}"
+            valid_to = "open" if v.valid_to.year == 9999 else f"{v.valid_to:%Y-%m-%d}"
+            lines.append(f"   {v.status:<10} valid {v.valid_from:%Y-%m-%d} .. {valid_to:<10} "
+                         f"believed {believed}")
     return lines
+
+
+def _hit_line(hit) -> str:
+    state = "current" if hit.current else "past"
+    return (f"   {hit.score:5.3f} {hit.kind:<11} [{state}, from {', '.join(hit.sources)}] {hit.text}")
+
