@@ -59,7 +59,7 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
         top.append((score, parts, current, hit))
         if len(top) == k:
             break
-    sources = _sources(store, flt.user_id, [hit.memory.id for *_, hit in top])
+    sources = sources_of(store, flt.user_id, [hit.memory.id for *_, hit in top])
     return [Hit(memory_id=hit.memory.id, version_id=hit.version.id, text=hit.version.text,
                 score=round(score, 6), why={n: round(v, 6) for n, v in parts.items()},
                 sources=sources.get(hit.memory.id, []), current=current,
@@ -107,7 +107,7 @@ def _admits(flt: SearchFilter, agent: str | None, session: str | None, kind: str
             and (flt.valid_at is None or valid_from <= flt.valid_at < valid_to))
 
 
-def _sources(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+def sources_of(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
     """Source ids of the episodes each memory came from, in the order they were said."""
     if not memory_ids:
         return {}

@@ -35,6 +35,7 @@ from .facts import Extractor, Fact, Message
 from .inputs import InputMessage, to_messages
 from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
+from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 
 
@@ -194,15 +195,9 @@ class Writer:
             for edge in batch.edges:  # move the provenance onto the memory that stays
                 if edge.type == EdgeType.FROM and edge.src_id == memory.id:
                     edge.src_id = existing
-        seen_from = set()
-        batch.edges[:] = [
-            e
-            for e in batch.edges
-            if not (
-                e.type == EdgeType.FROM
-                and ((e.src_id, e.dst_id) in seen_from or seen_from.add((e.src_id, e.dst_id)))
-            )
-        ]
+        # A message repeating itself would now hold the same provenance edge twice.
+        unique_from = {(e.src_id, e.dst_id): e for e in batch.edges if e.type == EdgeType.FROM}
+        batch.edges[:] = [e for e in batch.edges if e.type != EdgeType.FROM] + list(unique_from.values())
         pending[:] = kept
         batch.memories += [m for m, _, _ in kept]
         batch.versions += [v for _, v, _ in kept]
@@ -320,15 +315,10 @@ class Writer:
                     version.valid_from,
                     [],
                 )
-        sources = self.history_sources(user_id, [e.memory_id for e in profile.values()])
+        sources = sources_of(self.store, user_id, [e.memory_id for e in profile.values()])
         for entry in profile.values():
             entry.sources = sources.get(entry.memory_id, [])
         return profile
-
-    def history_sources(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        from .recall import _sources
-
-        return _sources(self.store, user_id, memory_ids)
 
     # -- delete ---------------------------------------------------------------------------
 
