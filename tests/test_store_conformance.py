@@ -48,6 +48,7 @@ def test_round_trip_keeps_every_field(store, user):
     assert (got_ep.text, got_ep.source_id, got_ep.observed_at, got_ep.session_id) == (
         ep.text, "msg-17", at(3, 2, 18), "s1")
     assert got_ep.recorded_at is not None
+    assert [e.id for e in store.episodes_by_source(user, ["msg-17", "msg-unknown"])] == [ep.id]
     [got_mem] = store.get_memories(user, [mem.id])
     assert (got_mem.kind, got_mem.agent_id, got_mem.review_state, got_mem.access_count) == (
         "fact", "a1", "new", 0)

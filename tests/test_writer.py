@@ -163,3 +163,44 @@ def test_similar_memories_are_linked(writer, user):
     result = writer.remember("My favourite tea is a smoky lapsang souchong!!", user_id=user, at=T)
     [similar] = writer.store.get_edges(user, node_ids=result.memory_ids, types=[EdgeType.SIMILAR_TO])
     assert similar.props["score"] >= 0.75
+
+
+def test_a_superseded_fact_ranks_below_its_successor(store, user):
+    from dualmem_core.store import Edge, Memory
+
+    old_mem, new_mem = Memory(user_id=user), Memory(user_id=user)
+    old = MemoryVersion(memory_id=old_mem.id, user_id=user, text="user lives in Seattle lives lives",
+                        valid_from=T - timedelta(days=400), confidence=1.0, salience=1.0)
+    new = MemoryVersion(memory_id=new_mem.id, user_id=user, text="user lives in Portland",
+                        valid_from=T, confidence=0.2, salience=0.0)
+    writer = Writer(store, extractor=ScriptedExtractor({}))
+    for v in (old, new):
+        v.embedding = writer.embedder.embed([v.text])[0]
+    from dualmem_core.store import WriteBatch
+
+    store.write(WriteBatch(memories=[old_mem, new_mem], versions=[old, new]))
+    ended = MemoryVersion(memory_id=old_mem.id, user_id=user, text=old.text, embedding=old.embedding,
+                          valid_from=old.valid_from, valid_to=T, status="superseded", confidence=1.0,
+                          salience=1.0, created_by="run-s")
+    store.apply_changes(ch.ChangeSet(user, "run-s", [
+        ch.CloseVersion(old.id), ch.AddVersion(ended),
+        ch.AddEdge(Edge(user_id=user, type=EdgeType.SUPERSEDES, src_id=new_mem.id, dst_id=old_mem.id))]))
+    hits = writer.recall("where does the user live", user_id=user, k=2)
+    assert [h.memory_id for h in hits] == [new_mem.id, old_mem.id]
+    assert hits[0].current and not hits[1].current
+
+
+def test_forget_purges_the_provider_cache(store, user, tmp_path):
+    from dualmem_core.providers import HashingEmbedder
+    from dualmem_core.providers.cache import ProviderCache
+    from dualmem_core.providers.embedding import CachedEmbedder
+
+    cache = ProviderCache(tmp_path / "cache.sqlite")
+    writer = Writer(store, extractor=ScriptedExtractor(SCRIPT),
+                    embedder=CachedEmbedder(HashingEmbedder(store.dimension), cache))
+    writer.remember(MOVE, user_id=user, at=T, source_id="secret")
+    writer.remember("I like green tea.", user_id=user, at=T, source_id="kept")
+    assert cache.keys_matching("Portland") and cache.keys_matching("green tea")
+    writer.forget(user_id=user, source_ids=["secret"])
+    assert cache.keys_matching("Portland") == [] and cache.keys_matching("green tea")
+    cache.close()

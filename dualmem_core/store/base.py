@@ -128,6 +128,11 @@ class Store(ABC):
     def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
         return self._get_episodes(check_user_id(user_id), list(ids)) if ids else []
 
+    def episodes_by_source(self, user_id: str, source_ids: Sequence[str]) -> list[Episode]:
+        """Episodes stored under the caller's source ids (several may share one)."""
+        check_user_id(user_id)
+        return self._episodes_by_source(user_id, list(dict.fromkeys(source_ids))) if source_ids else []
+
     def get_versions(self, user_id: str, memory_ids: Sequence[str], *,
                      known_at: datetime | None = None, all_versions: bool = False) -> list[MemoryVersion]:
         """Versions of these memories believed at ``known_at`` (now), or every version ever."""
@@ -229,6 +234,8 @@ class Store(ABC):
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]: ...
     @abstractmethod
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]: ...
+    @abstractmethod
+    def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]: ...
     @abstractmethod
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
                       all_versions: bool) -> list[MemoryVersion]: ...

@@ -50,6 +50,8 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
         parts = scoring.relevance(cand.signals, best_bm25, most_shared, len(lists))
         score = scoring.final_score(parts, version.confidence, version.salience, current)
         ranked.append((score, parts, current, cand.hit))
+    if flt.valid_at is None:
+        ranked = _successors_first(store, flt.user_id, ranked)
     ranked.sort(key=lambda item: (-item[0], item[3].version.id))
     top, seen = [], set()
     for score, parts, current, hit in ranked:
@@ -66,6 +68,17 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
                 valid_from=hit.version.valid_from, valid_to=hit.version.valid_to, kind=hit.memory.kind,
                 subject=hit.version.subject, predicate=hit.version.predicate, object=hit.version.object)
             for score, parts, current, hit in top]
+
+
+def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:
+    """Keep a superseded memory below the memory that superseded it whenever both are found."""
+    best: dict[str, float] = {}
+    for score, _, _, hit in ranked:
+        best[hit.memory.id] = max(best.get(hit.memory.id, 0.0), score)
+    edges = store.get_edges(user_id, node_ids=list(best), types=[EdgeType.SUPERSEDES])
+    cap = {e.dst_id: best[e.src_id] * 0.99 for e in edges if e.src_id in best and e.dst_id in best}
+    return [(min(score, cap[hit.memory.id]) if hit.memory.id in cap else score, parts, current, hit)
+            for score, parts, current, hit in ranked]
 
 
 def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],

@@ -28,6 +28,7 @@ from ..store import (
     Store,
     WriteBatch,
 )
+from ..store.forgetting import ForgetReceipt
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
@@ -322,20 +323,37 @@ class Writer:
 
     # -- delete ---------------------------------------------------------------------------
 
-    def forget(
-        self,
-        *,
-        user_id: str,
-        source_ids: Sequence[str] | None = None,
-        memory_id: str | None = None,
-        everything: bool = False,
-    ):
-        """Delete for real: by the caller's source ids, one memory, or (``everything``) the user."""
+    def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None,
+               memory_id: str | None = None, everything: bool = False) -> ForgetReceipt | dict[str, int]:
+        """Delete for real: by the caller's source ids, one memory, or (``everything``) the user.
+
+        The store deletes the records and their index entries; the provider caches behind the
+        embedder and the LLM drop every entry derived from the forgotten texts.
+        """
         check_user_id(user_id)
-        if everything:
-            return self.store.delete_user(user_id)
-        if source_ids is None and memory_id is None:
+        if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
-        return self.store.forget(
-            user_id, source_ids=list(source_ids or ()), memory_ids=[memory_id] if memory_id else []
-        )
+        caches = [c for c in (getattr(self.embedder, "cache", None),
+                              getattr(getattr(self.extractor, "llm", None), "cache", None)) if c is not None]
+        texts = self._texts_to_forget(user_id, source_ids, memory_id, everything) if caches else []
+        if everything:
+            receipt = self.store.delete_user(user_id)
+        else:
+            receipt = self.store.forget(user_id, source_ids=list(source_ids or ()),
+                                        memory_ids=[memory_id] if memory_id else [])
+        for cache in dict.fromkeys(caches):
+            for text in texts:
+                cache.delete_matching(text)
+        return receipt
+
+    def _texts_to_forget(self, user_id: str, source_ids: Sequence[str] | None, memory_id: str | None,
+                         everything: bool) -> list[str]:
+        """Every text a forget may remove (a superset: shared memories are re-embedded later)."""
+        if everything:
+            graph = self.store.export_graph(user_id)
+            return list({*(e.text for e in graph.episodes), *(v.text for v in graph.versions)})
+        episodes = self.store.episodes_by_source(user_id, list(source_ids or ()))
+        edges = self.store.get_edges(user_id, node_ids=[e.id for e in episodes], types=[EdgeType.FROM])
+        memory_ids = {e.src_id for e in edges} | ({memory_id} if memory_id else set())
+        versions = self.store.get_versions(user_id, sorted(memory_ids), all_versions=True)
+        return list({*(e.text for e in episodes), *(v.text for v in versions)})

@@ -415,6 +415,11 @@ class Neo4jStore(Store):
         return self._read("MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user "
                           "RETURN properties(e) AS n", R.to_episode, ids=ids, user=user_id)
 
+    def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
+        return self._read("MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources "
+                          "RETURN properties(e) AS n ORDER BY e.observed_at, e.id", R.to_episode,
+                          user=user_id, sources=source_ids)
+
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
                       all_versions: bool) -> list[MemoryVersion]:
         tx_where, params = _tx_cypher("v", known_at, all_versions)

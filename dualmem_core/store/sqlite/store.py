@@ -450,6 +450,12 @@ class SQLiteStore(Store):
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
         return [R.to_episode(r) for r in self._select("episodes", R.EPISODE_COLUMNS, user_id, ids)]
 
+    def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
+        query = (f"SELECT {R.EPISODE_COLUMNS} FROM episodes WHERE user_id = ? AND source_id IN ({{}}) "
+                 "ORDER BY observed_at, id")
+        rows = _select_in(self._conn(), query, source_ids, (user_id,))
+        return [R.to_episode(r) for chunk in rows for r in chunk]
+
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
                       all_versions: bool) -> list[MemoryVersion]:
         where, params = _tx_sql("", known_at, all_versions)
