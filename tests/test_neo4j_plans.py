@@ -51,6 +51,7 @@ def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
     store.get_memories(user, [mem.id])
     store.get_episodes(user, [ep.id])
     store.episodes_by_source(user, ["m1"])
+    store.nearest_memories(user, [vec(1, 0)], k=3, min_score=0.5)
     store.find_by_content_hash(user, [ver.content_hash])
     store.record_access(user, [mem.id])
     store.apply_changes(ch.ChangeSet(user, "plan-run", [

@@ -350,3 +350,22 @@ def test_list_facts_and_memory_owner(store, user):
 
     with pytest.raises(NotFound):
         store.memory_owner("mem_missing")
+
+
+def test_nearest_memories_for_a_batch(store, user, other_user):
+    from dualmem_core.store import changes as ch
+
+    b = Builder(user)
+    a, av = b.memory("a", vec(1, 0, 0))
+    near, _ = b.memory("b", vec(1, 0.3, 0))
+    b.memory("c", vec(0, 0, 1))
+    closed, cv = b.memory("closed", vec(1, 0.01, 0))
+    store.write(b.batch)
+    stranger = Builder(other_user)
+    stranger.memory("theirs", vec(1, 0, 0))
+    store.write(stranger.batch)
+    store.apply_changes(ch.ChangeSet(user, "close", [ch.CloseVersion(cv.id)]))
+    first, second = store.nearest_memories(user, [vec(1, 0, 0), vec(0, 1, 0)], k=2, min_score=0.5)
+    assert [m for m, _ in first] == [a.id, near.id]
+    assert first[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert second == []  # nothing of this user's is within 0.5 of it

@@ -106,6 +106,21 @@ class Store(ABC):
         query = check_vector(vector, self.dimension, "query vector")
         return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
 
+    def nearest_memories(self, user_id: str, vectors: Sequence[Iterable[float]], k: int,
+                         min_score: float) -> list[list[tuple[str, float]]]:
+        """For each vector, up to k (memory id, cosine) of the user's current memories scoring at
+        least ``min_score``, best first: one pass for a whole batch (the Writer's SIMILAR_TO links).
+
+        Neo4j answers from its approximate index alone, so this may miss a link there; it is
+        for linking neighbours, not for recall.
+        """
+        check_user_id(user_id)
+        if not vectors:
+            return []
+        rows = [check_vector(v, self.dimension, "vector") for v in vectors]
+        unit = np.stack([r / np.linalg.norm(r) for r in rows])
+        return self._nearest_memories(user_id, unit, check_k(k), float(min_score))
+
     def text_search(self, query: str, flt: SearchFilter, k: int = 10) -> list[SearchHit]:
         """Top-k versions by BM25 over their text among those the filter admits."""
         check_text(query, "query")
@@ -227,6 +242,9 @@ class Store(ABC):
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]: ...
     @abstractmethod
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]: ...
+    @abstractmethod
+    def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
+                          min_score: float) -> list[list[tuple[str, float]]]: ...
     @abstractmethod
     def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
                            limit: int) -> list[Neighbour]: ...

@@ -204,24 +204,18 @@ class Writer:
         batch.versions += [v for _, v, _ in kept]
 
     def _embed_and_link(self, user_id: str, pending: list, batch: WriteBatch) -> None:
+        """Embed every new memory in one call and link each to its close existing neighbours."""
         if not pending:
             return
         vectors = self.embedder.embed([v.text for _, v, _ in pending])
-        for (memory, version, _), vector in zip(pending, vectors, strict=True):
+        for (_, version, _), vector in zip(pending, vectors, strict=True):
             version.embedding = np.asarray(vector, dtype=np.float32)
-            for hit in self.store.vector_search(
-                version.embedding, SearchFilter(user_id), self.config.similar_links
-            ):
-                if hit.score >= self.config.similar_threshold:
-                    batch.edges.append(
-                        Edge(
-                            user_id=user_id,
-                            type=EdgeType.SIMILAR_TO,
-                            src_id=memory.id,
-                            dst_id=hit.memory.id,
-                            props={"score": round(hit.score, 4)},
-                        )
-                    )
+        nearest = self.store.nearest_memories(user_id, [v.embedding for _, v, _ in pending],
+                                              self.config.similar_links, self.config.similar_threshold)
+        for (memory, _, _), neighbours in zip(pending, nearest, strict=True):
+            batch.edges += [Edge(user_id=user_id, type=EdgeType.SIMILAR_TO, src_id=memory.id,
+                                 dst_id=other, props={"score": round(score, 4)})
+                            for other, score in neighbours]
 
     def _link_entities(self, user_id: str, pending: list, batch: WriteBatch) -> None:
         """MENTIONS edges to entities found by exact name or alias, new ones otherwise.

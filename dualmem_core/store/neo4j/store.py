@@ -363,6 +363,23 @@ class Neo4jStore(Store):
             hit.score = 2.0 * hit.score - 1.0
         return hits
 
+    def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
+                          min_score: float) -> list[list[tuple[str, float]]]:
+        def work(tx: neo4j.ManagedTransaction) -> list[list[tuple[str, float]]]:
+            out: list[list[tuple[str, float]]] = [[] for _ in unit]
+            for r in tx.run(
+                f"UNWIND range(0, size($qs) - 1) AS i "
+                f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $qs[i]) YIELD node AS v, score "
+                "WITH i, v, score WHERE v.user_id = $user AND v.tx_to = $far AND score >= $min "
+                "WITH i, v.memory_id AS m, max(score) AS s ORDER BY i, s DESC, m "
+                "RETURN i, collect([m, s])[..$k] AS best",
+                qs=unit.tolist(), fetch=max(10 * k, 100), user=user_id, far=FAR_FUTURE, k=k,
+                min=(1.0 + min_score) / 2.0):  # the index scores cosine as (1 + cos) / 2
+                out[r["i"]] = [(m, 2.0 * s - 1.0) for m, s in r["best"]]
+            return out
+
+        return self._run(work, write=False)
+
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
         where, params = _filter_cypher(flt)
         words = " OR ".join(f'"{t}"' for t in terms)

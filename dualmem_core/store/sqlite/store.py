@@ -364,13 +364,36 @@ class SQLiteStore(Store):
     # -- search ---------------------------------------------------------------------------
 
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
-        with self._lock:
-            cache = self._caches.get(flt.user_id)
-        if cache is None or cache.generation != self._generation(flt.user_id):
-            cache = self._load_vectors(flt.user_id)
+        cache = self._vectors(flt.user_id)
         with self._lock:
             top = cache.top_k(unit_query, flt, k)
         return self._hits(top)
+
+    def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
+                          min_score: float) -> list[list[tuple[str, float]]]:
+        cache = self._vectors(user_id)
+        with self._lock:  # over-fetch: several versions of one memory may rank together
+            tops = cache.top_k_many(unit, SearchFilter(user_id), 2 * k, min_score)
+        rids = sorted({rid for top in tops for rid, _ in top})
+        memory_of = dict(self._conn().execute(
+            "SELECT rid, memory_id FROM versions WHERE rid IN (SELECT value FROM json_each(?))",
+            (json.dumps(rids),)).fetchall()) if rids else {}
+        out = []
+        for top in tops:
+            best: dict[str, float] = {}
+            for rid, score in top:
+                if rid in memory_of:
+                    best.setdefault(memory_of[rid], score)
+            out.append(list(best.items())[:k])
+        return out
+
+    def _vectors(self, user_id: str) -> UserVectors:
+        """The user's vector cache, reloaded when another process or connection wrote."""
+        with self._lock:
+            cache = self._caches.get(user_id)
+        if cache is None or cache.generation != self._generation(user_id):
+            cache = self._load_vectors(user_id)
+        return cache
 
     def _generation(self, user_id: str) -> int:
         row = self._conn().execute("SELECT generation FROM user_generation WHERE user_id = ?",

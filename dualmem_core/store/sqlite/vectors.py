@@ -75,6 +75,22 @@ class UserVectors:
         rids = self.cols["rid"]
         return [(int(rids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
 
+    def top_k_many(self, unit_queries: np.ndarray, flt: SearchFilter, k: int,
+                   min_score: float) -> list[list[tuple[int, float]]]:
+        """``top_k`` for many queries with one pass over the matrix, above ``min_score``."""
+        if self.size == 0:
+            return [[] for _ in unit_queries]
+        scores = self.matrix[: self.size] @ unit_queries.T  # rows: stored vectors; columns: queries
+        scores[~self._mask(flt)] = -np.inf
+        k = min(k, self.size)
+        rids = self.cols["rid"]
+        out = []
+        for column in scores.T:
+            top = np.argpartition(-column, k - 1)[:k]
+            top = top[np.argsort(-column[top], kind="stable")]
+            out.append([(int(rids[i]), float(column[i])) for i in top if column[i] >= min_score])
+        return out
+
     def _mask(self, flt: SearchFilter) -> np.ndarray:
         c = {name: col[: self.size] for name, col in self.cols.items()}
         if flt.known_at is None:
