@@ -496,9 +496,11 @@ class SQLiteStore(Store):
             sql += " AND type IN (SELECT value FROM json_each(?))"
             params.append(json.dumps([t.value for t in types]))
         if node_ids is not None:
-            sql += (" AND (src_id IN (SELECT value FROM json_each(?)) "
-                    "OR dst_id IN (SELECT value FROM json_each(?)))")
-            params += [json.dumps(node_ids)] * 2
+            # Two index seeks joined by UNION: "src IN .. OR dst IN .." would scan the user's edges.
+            ids = json.dumps(node_ids)
+            sql = (f"{sql} AND src_id IN (SELECT value FROM json_each(?)) UNION "
+                   f"{sql} AND dst_id IN (SELECT value FROM json_each(?))")
+            params = [*params, ids, *params, ids]
         rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
         return [R.to_edge(r) for r in rows]
 
