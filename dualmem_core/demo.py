@@ -79,7 +79,9 @@ def _supersede_by_hand(store: Store) -> list[str]:
         newer = latest.setdefault(key, v)
         if newer is v or newer.valid_from <= v.valid_from:
             continue
-        ended = MemoryVersion(memory_id=v.memory_id, user_id=DEMO_USER, text=v.text, embedding=v.embedding,
+        [stored] = store.get_versions(DEMO_USER, [v.memory_id])  # search hits carry no vector
+        ended = MemoryVersion(memory_id=v.memory_id, user_id=DEMO_USER, text=v.text,
+                              embedding=stored.embedding,
                               subject=v.subject, predicate=v.predicate, object=v.object,
                               valid_from=v.valid_from, valid_to=newer.valid_from, status="superseded",
                               created_by="demo-run")

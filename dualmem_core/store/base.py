@@ -102,7 +102,10 @@ class Store(ABC):
     # -- reads ----------------------------------------------------------------------------
 
     def vector_search(self, vector: Iterable[float], flt: SearchFilter, k: int = 10) -> list[SearchHit]:
-        """Top-k versions by cosine similarity among those the filter admits."""
+        """Top-k versions by cosine similarity among those the filter admits.
+
+        Hits of every search leave ``version.embedding`` as None; ``get_versions`` has it.
+        """
         query = check_vector(vector, self.dimension, "query vector")
         return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
 
@@ -148,15 +151,18 @@ class Store(ABC):
         check_user_id(user_id)
         return self._episodes_by_source(user_id, list(dict.fromkeys(source_ids))) if source_ids else []
 
-    def get_versions(self, user_id: str, memory_ids: Sequence[str], *,
-                     known_at: datetime | None = None, all_versions: bool = False) -> list[MemoryVersion]:
-        """Versions of these memories believed at ``known_at`` (now), or every version ever."""
+    def get_versions(self, user_id: str, memory_ids: Sequence[str], *, known_at: datetime | None = None,
+                     all_versions: bool = False, embeddings: bool = True) -> list[MemoryVersion]:
+        """Versions of these memories believed at ``known_at`` (now), or every version ever.
+
+        ``embeddings=False`` leaves the vectors out, which is much cheaper over Bolt.
+        """
         check_user_id(user_id)
         if known_at is not None:
             known_at = require_aware(known_at, "known_at")
         if not memory_ids:
             return []
-        return self._get_versions(user_id, list(memory_ids), known_at, all_versions)
+        return self._get_versions(user_id, list(memory_ids), known_at, all_versions, embeddings)
 
     def get_edges(self, user_id: str, *, node_ids: Sequence[str] | None = None,
                   types: Sequence[EdgeType] | None = None, known_at: datetime | None = None,
@@ -256,7 +262,7 @@ class Store(ABC):
     def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]: ...
     @abstractmethod
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
-                      all_versions: bool) -> list[MemoryVersion]: ...
+                      all_versions: bool, embeddings: bool) -> list[MemoryVersion]: ...
     @abstractmethod
     def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
                    known_at: datetime | None, all_versions: bool) -> list[Edge]: ...

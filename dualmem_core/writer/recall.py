@@ -37,7 +37,7 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
                 cand.signals.cosine = hit.score
             else:
                 cand.signals.bm25 = hit.score
-    _expand(store, flt, candidates, query_vector, lists)
+    _expand(store, flt, candidates, lists)
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
@@ -82,7 +82,7 @@ def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[t
 
 
 def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
-            query_vector: np.ndarray, lists: list[list[SearchHit]]) -> None:
+            lists: list[list[SearchHit]]) -> None:
     """Add memories sharing entities with the best hits, scored by what they share."""
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
@@ -96,18 +96,15 @@ def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
     if not new_ids:
         return
     memories = {m.id: m for m in store.get_memories(flt.user_id, new_ids)}
-    for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at):
+    # Neighbours count by what they share; their vectors stay in the store (they would be
+    # in the vector list already if they were close to the query).
+    for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at, embeddings=False):
         memory = memories.get(version.memory_id)
         if memory is None or not _admits(flt, memory.agent_id, memory.session_id, memory.kind,
                                          version.status, version.valid_from, version.valid_to):
             continue
-        cosine = 0.0
-        if version.embedding is not None:
-            vec = version.embedding
-            cosine = float(np.dot(vec, query_vector) / (np.linalg.norm(vec) or 1.0))
-        candidates[version.id] = _Candidate(
-            SearchHit(memory, version, 0.0),
-            scoring.Signals(cosine=cosine, shared_entities=shared[memory.id]))
+        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0),
+                                            scoring.Signals(shared_entities=shared[memory.id]))
 
 
 def _admits(flt: SearchFilter, agent: str | None, session: str | None, kind: str, status: str,

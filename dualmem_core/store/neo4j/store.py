@@ -54,9 +54,11 @@ from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
 
 T = TypeVar("T")
+# Search results leave embeddings out: the driver decodes 384 floats a hit in pure Python.
+_VERSION_NO_VECTOR = "v {.*, embedding: null}"
 # Cut to the top k before building result maps, so only k versions are materialised.
 _TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
-          "RETURN properties(v) AS v, properties(m) AS m, score ORDER BY score DESC, v.id")
+          f"RETURN {_VERSION_NO_VECTOR} AS v, properties(m) AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
 _NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
 _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
@@ -438,11 +440,12 @@ class Neo4jStore(Store):
                           user=user_id, sources=source_ids)
 
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
-                      all_versions: bool) -> list[MemoryVersion]:
+                      all_versions: bool, embeddings: bool) -> list[MemoryVersion]:
         tx_where, params = _tx_cypher("v", known_at, all_versions)
+        props = "properties(v)" if embeddings else _VERSION_NO_VECTOR
         return self._read(
             f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids AND {tx_where} "
-            "RETURN properties(v) AS n ORDER BY v.memory_id, v.tx_from, v.valid_from, v.id",
+            f"RETURN {props} AS n ORDER BY v.memory_id, v.tx_from, v.valid_from, v.id",
             R.to_version, user=user_id, ids=memory_ids, **params)
 
     def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
@@ -501,7 +504,7 @@ class Neo4jStore(Store):
         return self._search(
             f"MATCH (v:MemoryVersion) WHERE {where['v']} AND {wanted} "
             f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-            "RETURN properties(v) AS v, properties(m) AS m, 0.0 AS score "
+            f"RETURN {_VERSION_NO_VECTOR} AS v, properties(m) AS m, 0.0 AS score "
             "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit",
             params | {"predicates": predicates, "limit": limit})
 

@@ -61,7 +61,9 @@ _STATE_QUERIES = {
     "entity": "SELECT id, user_id, created_by, NULL, NULL FROM entities",
     "edge": "SELECT id, user_id, created_by, tx_to, NULL FROM edges",
 }
-_HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v')}, "
+# Hits leave the embedding out (NULL in its place): callers rank by score, and Neo4j would
+# otherwise ship 384 floats a hit.
+_HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.embedding', 'NULL')}, "
                f"{R.prefixed(R.MEMORY_COLUMNS, 'm')} FROM versions v "
                "JOIN memories m ON m.id = v.memory_id")
 
@@ -480,9 +482,10 @@ class SQLiteStore(Store):
         return [R.to_episode(r) for chunk in rows for r in chunk]
 
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
-                      all_versions: bool) -> list[MemoryVersion]:
+                      all_versions: bool, embeddings: bool) -> list[MemoryVersion]:
         where, params = _tx_sql("", known_at, all_versions)
-        query = (f"SELECT {R.VERSION_COLUMNS} FROM versions WHERE user_id = ? AND {where} "
+        columns = R.VERSION_COLUMNS if embeddings else R.VERSION_COLUMNS.replace("embedding", "NULL")
+        query = (f"SELECT {columns} FROM versions WHERE user_id = ? AND {where} "
                  "AND memory_id IN ({}) ORDER BY memory_id, tx_from, valid_from, id")
         rows = _select_in(self._conn(), query, memory_ids, (user_id, *params))
         return [R.to_version(r) for chunk in rows for r in chunk]
