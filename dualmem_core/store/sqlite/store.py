@@ -63,6 +63,10 @@ _STATE_QUERIES = {
 }
 # Hits leave the embedding out (NULL in its place): callers rank by score, and Neo4j would
 # otherwise ship 384 floats a hit.
+# Without ANALYZE statistics SQLite may read a whole user's edges through the other index;
+# lookups by one end name the index of that end.
+_BY_SRC = "edges INDEXED BY edges_by_src"
+_BY_DST = "edges INDEXED BY edges_by_dst"
 _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.embedding', 'NULL')}, "
                f"{R.prefixed(R.MEMORY_COLUMNS, 'm')} FROM versions v "
                "JOIN memories m ON m.id = v.memory_id")
@@ -291,7 +295,7 @@ class SQLiteStore(Store):
         with self._tx() as conn:
             conn.execute(
                 "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                "WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
+                "WHERE +user_id = ? AND id IN (SELECT value FROM json_each(?))",
                 (to_micros(at), user_id, json.dumps(memory_ids)))
 
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
@@ -317,8 +321,9 @@ class SQLiteStore(Store):
 
             def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
                 column = "src_id" if side == "src" else "dst_id"
+                table = _BY_SRC if side == "src" else _BY_DST
                 return conn.execute(
-                    f"SELECT src_id, dst_id FROM edges WHERE user_id = ? AND type = ? AND {column} "
+                    f"SELECT src_id, dst_id FROM {table} WHERE user_id = ? AND type = ? AND {column} "
                     "IN (SELECT value FROM json_each(?))", (user_id, edge_type, json.dumps(list(ids)))
                 ).fetchall()
 
@@ -448,13 +453,15 @@ class SQLiteStore(Store):
         seeds = json.dumps(memory_ids)
         mentions = "FROM edges WHERE user_id = ? AND type = 'MENTIONS' AND tx_to = ?"
         entities = conn.execute(
-            f"SELECT dst_id, group_concat(src_id, char(31)) {mentions} "
+            f"SELECT dst_id, group_concat(src_id, char(31)) {mentions.replace('edges', _BY_SRC)} "
             "AND src_id IN (SELECT value FROM json_each(?)) GROUP BY dst_id",
             (user_id, FAR, seeds)).fetchall()
         seeds_of = {e: tuple(sorted(s.split("\x1f"))) for e, s in entities}
+        # Count each entity's mentions only up to the hub limit: a hub's full count is not needed.
         degrees = conn.execute(
-            f"SELECT dst_id, count(*) {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
-            "GROUP BY dst_id", (user_id, FAR, json.dumps(list(seeds_of)))).fetchall()
+            f"SELECT e.value, (SELECT count(*) FROM (SELECT 1 {mentions} AND dst_id = e.value LIMIT ?)) "
+            "FROM json_each(?) e", (user_id, FAR, max_entity_degree + 1, json.dumps(list(seeds_of)))
+        ).fetchall()
         kept = [e for e, degree in degrees if degree <= max_entity_degree]
         rows = conn.execute(
             f"SELECT src_id, dst_id {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
@@ -465,7 +472,8 @@ class SQLiteStore(Store):
     # -- reads ----------------------------------------------------------------------------
 
     def _select(self, table: str, columns: str, user_id: str, ids: list[str]) -> list[tuple]:
-        query = f"SELECT {columns} FROM {table} WHERE user_id = ? AND id IN ({{}})"
+        # "+user_id" keeps SQLite on the primary key: by the user index it would scan the user.
+        query = f"SELECT {columns} FROM {table} WHERE +user_id = ? AND id IN ({{}})"
         conn = self._conn()
         return [r for rows in _select_in(conn, query, ids, (user_id,)) for r in rows]
 
@@ -501,8 +509,9 @@ class SQLiteStore(Store):
         if node_ids is not None:
             # Two index seeks joined by UNION: "src IN .. OR dst IN .." would scan the user's edges.
             ids = json.dumps(node_ids)
-            sql = (f"{sql} AND src_id IN (SELECT value FROM json_each(?)) UNION "
-                   f"{sql} AND dst_id IN (SELECT value FROM json_each(?))")
+            by_src, by_dst = (sql.replace("FROM edges", f"FROM {t}") for t in (_BY_SRC, _BY_DST))
+            sql = (f"{by_src} AND src_id IN (SELECT value FROM json_each(?)) "
+                   f"UNION {by_dst} AND dst_id IN (SELECT value FROM json_each(?))")
             params = [*params, ids, *params, ids]
         rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
         return [R.to_edge(r) for r in rows]
