@@ -1,0 +1,237 @@
+"""Writer benchmark: batched remember throughput, inline remember and recall latency, memory use.
+
+For each backend (embedded SQLite, local Neo4j 5.26) and size N: preload one user's store through
+``Writer.remember`` with lists of 50 chat messages (the batch path; its throughput is reported)
+until it holds about N memories (episodes, observations, extracted facts, entities and edges too);
+then time 200 single-message ``remember`` calls with fresh texts, 200 ``recall`` questions (k=5)
+and the same questions with ``as_of`` a year back, and read this process's peak RSS and the Neo4j
+server's RSS. Messages: seeded templates over many names, places, jobs, foods and pets, across two
+years; embeddings: the deterministic ``HashingEmbedder`` (no model); facts: the rule extractor.
+
+Run:  python -m benchmarks.writer [--sizes 1000,10000,100000] [--backends sqlite,neo4j]
+                                  [--queries 200] [--out benchmarks/results/writer.json]
+Tables go to stdout, progress to stderr; the JSON is rewritten after every (backend, size). Stores
+are opened as in the store benchmark (fresh temp dir; Neo4j stopped even on error). A Neo4j size
+whose preload, projected from the previous size's rate, exceeds --preload-budget s is cut to NEO4J_CAP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import tempfile
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+
+import benchmarks.store as sb  # shared with the store benchmark: log, pcts, timed, rss_mb, Neo4j sizing
+from dualmem_core import Writer
+from dualmem_core.providers import HashingEmbedder
+
+DIM, K, PER_CALL, NEO4J_CAP = sb.DIM, 5, 50, 30000  # sb.opened makes stores of sb.DIM
+USER = "writer-bench-user"
+T0 = datetime(2026, 1, 1, tzinfo=UTC)  # the preload spans the two years before T0
+AS_OF = T0 - timedelta(days=365)
+VOCAB = """
+name=Lena|Marco|Hana|Omar|Priya|Tomas|Ingrid|Ravi|Sofia|Kenji|Amara|Lucas|Nadia|Felix|Yara|Diego|Mei|Jonas
+|Zainab|Pablo|Chloe|Arjun|Freya|Mateo|Leila|Oskar|Ines|Kwame|Greta|Hugo|Aisha|Theo|Rosa|Ivan|Nora|Emeka|Clara
+|Farid|Elif|Bruno|Maya|Sven|Lucia|Tariq|Ada|Rafael|Saoirse|Jin|Anouk|Malik|Vera|Dmitri|Esme|Kofi|Lotte|Andres
+|Ngozi|Pieter|Selin|Gus
+place=Portland|Seattle|Denver|Austin|Boston|Chicago|Lisbon|Porto|Berlin|Munich|Lyon|Madrid|Barcelona|Dublin
+|Cork|Glasgow|Manchester|Toronto|Vancouver|Montreal|Kyoto|Osaka|Seoul|Lagos|Nairobi|Cairo|Istanbul|Athens
+|Prague|Vienna|Krakow|Oslo|Stockholm|Copenhagen|Helsinki|Tbilisi|Lima|Bogota|Santiago|Melbourne|Auckland|Hanoi
+|Manila|Mumbai|Pune|Dubai|Tacoma|Savannah|Nashville|Phoenix|San Diego|New York City|Mexico City|Buenos Aires
+|Cape Town|Reykjavik
+company=Acme Corp|Spotify|Airbnb|Datadog|Pfizer|Merck|Boeing|Target|Siemens|Shopify|Stripe|Deloitte|Accenture
+|Nike|Adidas|Ikea|Philips|Unilever|Atlassian|Canva|Zalando|Booking|Ericsson|Nokia|Toyota|Sony|Intel|Oracle
+|Salesforce|Moderna|Etsy|Duolingo|Figma|Notion
+job=nurse|pilot|librarian|dentist|teacher|data analyst|software engineer|architect|chef|paramedic|pharmacist
+|lawyer|accountant|graphic designer|physiotherapist|electrician|product manager|journalist|veterinarian
+|translator|carpenter|midwife|barista|economist|civil engineer|UX researcher|social worker|firefighter
+|photographer|baker
+food=ramen|tacos|sushi|pho|paella|falafel|dumplings|lasagna|curry|pad thai|kimchi|ceviche|croissants|bibimbap
+|risotto|shakshuka|pierogi|jollof rice|tiramisu|gnocchi|empanadas|Korean food|Thai food|Ethiopian food
+|mushrooms|olives|goat cheese|dark chocolate|oysters
+allergen=peanuts|shellfish|gluten|cats|pollen|penicillin|sesame|dairy
+pet=dog|cat|corgi|parrot|rabbit|beagle|tortoise|hamster|labrador|greyhound
+petname=Pepper|Waffle|Biscuit|Mochi|Luna|Olive|Pickles|Ziggy|Nacho|Maple|Pretzel|Juniper|Noodle|Bean
+relation=sister|brother|mom|dad|wife|husband|girlfriend|boyfriend|best friend|cousin|aunt|uncle|neighbor
+|colleague|daughter|son
+hobby=tennis|yoga|climbing|chess|the cello|pottery|running|birdwatching|gardening|woodworking|salsa dancing
+|photography|board games|surfing|knitting|cycling
+last=Novak|Okafor|Tanaka|Silva|Haddad|Kowalski|Moreau|Lindqvist|Reyes|Chen|Mensah|Rossi|Petrov|Kaur|Murphy
+|Schmidt|Nakamura|Almeida|Costa|Yilmaz|Dubois|Fischer|Oyelaran|Park|Varga|Horvat|Jensen|Brennan|Sato|Ortega
+when=last week|yesterday|last year|in March|in 2019|two months ago|last summer|in January|on Friday
+|a few days ago|in 2022|last spring
+"""  # key=a|b|c; a line starting with | continues the one above
+V = {k: v.split("|") for k, v in (ln.split("=") for ln in VOCAB.replace("\n|", "|").split("\n") if ln)}
+SAY = [  # statements the rule extractor reads, and chatter it mostly does not
+    "I moved to {place} {when}.", "My {relation} {name} lives in {place}.", "I work at {company} as a {job}.",
+    "I started a new job at {company} {when}.", "My {relation} {name} is a {job}.", "I love {food}.",
+    "I have a {pet} named {petname}.", "My {pet} {petname} loves {hobby}.", "I don't like {food}.",
+    "I'm allergic to {allergen}.", "I visited {place} {when}.", "I play {hobby} every weekend.",
+    "My favourite food is {food}.", "I used to live in {place}.", "My best friend {name} is from {place}.",
+    "I used to work at {company}.", "{name} and I went to {place} {when} and ate way too much {food}.",
+    "Had {food} with {name} {when}, we talked about {company} for hours.",
+    "Can you remind me to call {name} about the trip to {place}?",
+    "The meeting with {name} from {company} ran late again.",
+    "Ugh, {pet} sitter cancelled, so {petname} is staying with {name} this weekend."]
+REPLY = ["That sounds lovely! How is {name} doing?", "Noted. Want me to find {food} places in {place}?",
+         "Good luck at {company}! Being a {job} there sounds exciting."]  # the assistant's turns
+OPENERS = ["", "", "", "Hey! ", "Quick update. ", "Morning! ", "Oh, one more thing. ", "Long day. "]
+ASK = ["Where does {name} live?", "What do I do at {company}?", "What is my {pet} called?",
+       "Do I like {food}?", "When did I move to {place}?", "Who is my {relation}?",
+       "What did I do in {place}?", "Tell me about {name}", "{food} in {place}",
+       "Am I allergic to {allergen}?", "Does {name} work as a {job}?", "What do I do on weekends?"]
+
+
+def fill(rng: random.Random, template: str) -> str:
+    """The template with random words; half the people get a surname (about 1,800 distinct people)."""
+    words = {k: rng.choice(v) for k, v in V.items()}
+    words["name"] += f" {words['last']}" * (rng.random() < 0.5)
+    return template.format(**words)
+
+
+def message(rng: random.Random) -> tuple[str, str]:
+    """(role, text): mostly the user, sometimes two statements in one message, 15% assistant replies."""
+    if rng.random() < 0.15:
+        return "assistant", fill(rng, rng.choice(REPLY))
+    text = rng.choice(OPENERS) + fill(rng, rng.choice(SAY))
+    return "user", text + (" " + fill(rng, rng.choice(SAY)) if rng.random() < 0.3 else "")
+
+
+def preload(writer: Writer, n: int, rng: random.Random, seen: set[str]) -> dict:
+    """remember() lists of PER_CALL messages, at rising times over two years, until ~n new memories."""
+    span, times, messages, memories, calls = 730 * 86400, [], 0, 0, 0
+    while memories < n:
+        batch = [dict(zip(("role", "content"), message(rng), strict=True), source_id=f"m{messages + i}",
+                      at=T0 - timedelta(seconds=span * (1 - memories / n) + rng.uniform(0, 600)))
+                 for i in range(PER_CALL)]
+        seen.update(m["content"] for m in batch)
+        ms, result = sb.timed(partial(writer.remember, user_id=USER, session_id=f"s{calls // 20}"), batch)
+        times.append(ms / 1000)
+        messages, memories, calls = messages + len(batch), memories + len(result.memory_ids), calls + 1
+        if calls % 100 == 0:
+            sb.log(f"  {messages:,} messages, {memories:,} memories ({messages / sum(times):,.0f} msg/s,"
+                   f" last call {times[-1] * 1000:.0f} ms)")
+    total = sum(times)
+    return {"messages": messages, "new_memories": memories, "calls": calls, "per_call": PER_CALL,
+            "remember_s": total, "messages_per_s": messages / total, "memories_per_s": memories / total,
+            **{f"call_{k}": v for k, v in sb.pcts([s * 1000 for s in times]).items()}}
+
+
+def timed_calls(fn, items: list) -> dict:
+    """Latency of fn(item) for items after the first WARMUP."""
+    for item in items[:sb.WARMUP]:
+        fn(item)
+    return sb.pcts([sb.timed(fn, item)[0] for item in items[sb.WARMUP:]])
+
+
+def bench(backend: str, n: int, queries: int, seed: int, requested: int) -> dict:
+    rng, seen = random.Random(seed + n), set()
+    out: dict = {"backend": backend, "n": n, "requested_n": requested, "loadavg": os.getloadavg()}
+    tmp = Path(tempfile.mkdtemp(prefix=f"dualmem-writer-{backend}-"))
+    Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux), so the peak read is this run's
+    try:
+        with sb.opened(backend, tmp) as (store, server):  # SQLite file tmp/bench.db
+            writer = Writer(store, embedder=HashingEmbedder(DIM))
+            sb.log(f"{backend} N={n:,}: preload")
+            out["preload"] = preload(writer, n, rng, seen)
+            if server is not None:
+                out["server_version"] = sb.neo4j_call(server, "CALL dbms.components()")[0]["versions"][0]
+                out["index_wait_s"] = sb.timed(sb.neo4j_call, server, "CALL db.awaitIndexes(3600)")[0] / 1e3
+            out["counts_after_preload"] = store.counts(USER)
+            count = queries + sb.WARMUP
+            fresh = [m for m in (message(rng) for _ in range(3 * count)) if m[1] not in seen][:count]
+            fresh = [(i, *m) for i, m in enumerate(fresh)]
+            sb.log(f"{backend} N={n:,}: remember x{len(fresh)}, recall x{count} x2")
+            out["remember_1"] = timed_calls(lambda m: writer.remember(
+                m[2], role=m[1], user_id=USER, session_id="live", source_id=f"live{m[0]}",
+                at=T0 + timedelta(minutes=m[0])), fresh)
+            asks = [fill(rng, rng.choice(ASK)) for _ in range(count)]
+            recall = partial(writer.recall, user_id=USER, k=K)
+            out["recall"] = timed_calls(recall, asks)
+            out["recall_as_of"] = timed_calls(partial(recall, as_of=AS_OF), asks)
+            out["counts"] = store.counts(USER)
+            out["python_rss"] = sb.rss_mb()
+            if server is not None:
+                out["server_rss"] = sb.rss_mb(server.pid)
+        if backend == "sqlite":
+            out["db_file_mb"] = sum(f.stat().st_size for f in tmp.glob("bench.db*")) / 2**20
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def targets(r: dict) -> list[tuple[str, float, str, bool]]:
+    """(what, measured, target, met) for the issue's targets that apply to this run."""
+    at100k = "" if r["n"] >= 100000 else f" [stated for 100k; N={r['n']:,}]"
+    msgs, recall = r["preload"]["messages_per_s"], r["recall"]["p95_ms"]
+    write, peak = r["remember_1"]["p95_ms"], r["python_rss"]["peak_mb"]
+    if r["backend"] == "sqlite":
+        return [("remember p95 ms/message", write, "<= 5", write <= 5),
+                ("batched messages/s", msgs, ">= 2,000", msgs >= 2000),
+                ("recall p95 ms" + at100k, recall, "<= 10", recall <= 10),
+                ("peak RSS MB" + at100k, peak, "< 1,024", peak < 1024)]
+    return [("recall p95 ms" + at100k, recall, "<= 25", recall <= 25),
+            ("batched messages/s", msgs, ">= 1,000", msgs >= 1000)]
+
+
+def render(r: dict) -> str:
+    p, c, server = r["preload"], r["counts"], "server_version" in r
+    cut = f" (cut from {r['requested_n']:,})" if r["requested_n"] != r["n"] else ""
+    version = f"  Neo4j {r['server_version']}" if server else ""
+    lines = [f"== {r['backend']}  N={r['n']:,}{cut}{version}  loadavg {r['loadavg'][0]:.1f}",
+             "store: " + ", ".join(f"{v:,} {k}" for k, v in c.items() if v),
+             f"preload {p['messages']:,} messages -> {p['new_memories']:,} memories, {p['calls']:,} calls of"
+             f" {PER_CALL}: {p['remember_s']:.1f} s, {p['messages_per_s']:,.0f} messages/s,"
+             f" {p['memories_per_s']:,.0f} memories/s; call p50 {p['call_p50_ms']:.0f} ms, p99"
+             f" {p['call_p99_ms']:.0f} ms" + (f"; index wait {r['index_wait_s']:.2f} s" if server else ""),
+             f"{'operation':<34}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'mean ms':>9}"]
+    for label, key in (("remember 1 message", "remember_1"), (f"recall k={K}", "recall"),
+                       (f"recall k={K}, as_of={AS_OF.date()}", "recall_as_of")):
+        cells = "".join(f"{r[key][s]:>9.2f}" for s in ("p50_ms", "p95_ms", "p99_ms", "mean_ms"))
+        lines.append(f"{label:<34}{cells}")
+    py, srv = r["python_rss"], r.get("server_rss")
+    lines.append(f"python RSS {py['rss_mb']:,.0f} MB, peak this run {py['peak_mb']:,.0f} MB" + (
+        f"; Neo4j server RSS {srv['rss_mb']:,.0f} MB (peak {srv['peak_mb']:,.0f} MB)" if srv else
+        f"; SQLite files {r['db_file_mb']:,.0f} MB"))
+    lines += [f"  target {what:<44}{value:>10,.2f}  {goal:<9} {'PASS' if ok else 'MISS'}"
+              for what, value, goal, ok in targets(r)]
+    return "\n".join([*lines, ""])
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", default="1000,10000,100000", help="memories of the one user")
+    p.add_argument("--backends", default="sqlite,neo4j")
+    p.add_argument("--queries", type=int, default=200, help="timed remember and recall calls each")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--preload-budget", type=float, default=1200.0,
+                   help=f"seconds; a Neo4j size projected to take longer is cut to {NEO4J_CAP:,}")
+    p.add_argument("--out", default="benchmarks/results/writer.json")
+    args = p.parse_args(argv)
+    report = {"machine": sb.machine_info(), "runs": [], "config": {
+        **vars(args), "dimension": DIM, "k": K, "per_call": PER_CALL, "warmup": sb.WARMUP, "user": USER,
+        "t0": T0.isoformat(), "as_of": AS_OF.isoformat(), "embedder": HashingEmbedder(DIM).name}}
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rate: dict[str, float] = {}  # memories/s of each backend's last preload
+    for requested in (int(s) for s in args.sizes.split(",")):
+        for backend in args.backends.split(","):
+            n, projected = requested, requested / rate.get(backend, float("inf"))
+            if backend == "neo4j" and n > NEO4J_CAP and projected > args.preload_budget:
+                sb.log(f"neo4j N={n:,}: projected preload {projected:,.0f} s > budget, cut to {NEO4J_CAP:,}")
+                n = NEO4J_CAP
+            report["runs"].append(bench(backend, n, args.queries, args.seed, requested))
+            rate[backend] = report["runs"][-1]["preload"]["memories_per_s"]
+            print(render(report["runs"][-1]), flush=True)
+            out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    sb.log(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
