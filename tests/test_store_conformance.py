@@ -369,3 +369,15 @@ def test_nearest_memories_for_a_batch(store, user, other_user):
     assert [m for m, _ in first] == [a.id, near.id]
     assert first[0][1] == pytest.approx(1.0, abs=1e-5)
     assert second == []  # nothing of this user's is within 0.5 of it
+
+
+def test_text_search_reaches_past_the_first_page_of_matches(store, user):
+    """120 better-matching versions are filtered out by valid time; the one admitted still comes."""
+    b = Builder(user)
+    for i in range(120):
+        b.memory(f"apple {i}", vec(1), valid_from=at(1), valid_to=at(2))
+    wanted, _ = b.memory("an apple among many other long and rambling words about the orchard",
+                         vec(1), valid_from=at(5))
+    store.write(b.batch)
+    hits = store.text_search("apple", SearchFilter(user, valid_at=at(6)), 3)
+    assert [h.memory.id for h in hits] == [wanted.id]

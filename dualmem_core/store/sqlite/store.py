@@ -435,17 +435,45 @@ class SQLiteStore(Store):
                 if rid in found]
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
-        where, params = _filter_sql(flt)
         words = " OR ".join(f'"{t}"' for t in terms)
         match = f'user_key:"u{flt.user_id.encode().hex()}" AND text:({words})'
+        conn = self._conn()
+        # First the index alone, over-fetched: ranking inside FTS5 is several times cheaper
+        # than joining every match. Only if the filters then leave fewer than k, rank them all.
+        fetch = max(k * 10, 100)
+        ranked = conn.execute(
+            "SELECT rowid, -bm25(versions_fts, 1.0, 0.0) FROM versions_fts WHERE versions_fts MATCH ? "
+            "ORDER BY bm25(versions_fts, 1.0, 0.0) LIMIT ?", (match, fetch)).fetchall()
+        admitted = self._admitted(conn, [rid for rid, _ in ranked], flt)
+        top = [(rid, float(score)) for rid, score in ranked if rid in admitted][:k]
+        if len(top) < k and len(ranked) == fetch:
+            top = self._text_search_all(conn, match, flt, k)
+        return self._hits(top)
+
+    @staticmethod
+    def _admitted(conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
+        """The rows among ``rids`` that the filter admits."""
+        if not rids:
+            return set()
+        where, params = _filter_sql(flt)
+        join = " JOIN memories m ON m.id = v.memory_id" if _needs_memory(flt) else ""
+        rows = conn.execute(f"SELECT v.rid FROM versions v{join} WHERE v.rid IN "
+                            f"(SELECT value FROM json_each(?)) AND {where}",
+                            (json.dumps(rids), *params)).fetchall()
+        return {rid for (rid,) in rows}
+
+    @staticmethod
+    def _text_search_all(conn: sqlite3.Connection, match: str, flt: SearchFilter,
+                         k: int) -> list[tuple[int, float]]:
+        where, params = _filter_sql(flt)
         # Join memories only when a filter needs their columns: every match pays for the join.
         join = " JOIN memories m ON m.id = v.memory_id" if _needs_memory(flt) else ""
-        rows = self._conn().execute(
+        rows = conn.execute(
             f"SELECT f.rowid, -bm25(versions_fts, 1.0, 0.0) FROM versions_fts f "
             f"JOIN versions v ON v.rid = f.rowid{join} "
             f"WHERE versions_fts MATCH ? AND {where} ORDER BY bm25(versions_fts, 1.0, 0.0) LIMIT ?",
             (match, *params, k)).fetchall()
-        return self._hits([(rid, float(score)) for rid, score in rows])
+        return [(rid, float(score)) for rid, score in rows]
 
     def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
                            limit: int) -> list[Neighbour]:
