@@ -33,7 +33,7 @@ def _supersede(user, run_id, old_mem, old, new_mem, group=None):
 def test_supersession_keeps_history_and_journals_the_run(store, user):
     old_mem, old, new_mem, _ = _two_facts(store, user)
     ops = _supersede(user, "run-a", old_mem, old, new_mem)
-    receipt = store.apply_changes(ch.ChangeSet(user, "run-a", ops))
+    receipt = store.apply_changes(ch.ChangeSet(user, "run-a", ops, meta={"stages": {"supersede": 1}}))
     assert (receipt.applied, receipt.skipped, receipt.already_applied) == (3, [], False)
     versions = store.get_versions(user, [old_mem.id], all_versions=True)
     assert [(v.status, v.valid_to == FAR_FUTURE, v.tx_to == FAR_FUTURE) for v in versions] == [
@@ -45,6 +45,7 @@ def test_supersession_keeps_history_and_journals_the_run(store, user):
     assert [e["op"] for e in run.journal] == ["AddVersion", "AddEdge", "CloseVersion"]
     assert run.journal[2]["id"] == old.id and run.journal[2]["closed_at"] == receipt.applied_at.isoformat()
     assert [r.run_id for r in store.list_runs(user)] == ["run-a"]
+    assert run.meta == {"stages": {"supersede": 1}}
 
 
 def test_same_run_applies_once(store, user):

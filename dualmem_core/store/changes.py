@@ -113,6 +113,7 @@ class ChangeSet:
     user_id: str
     run_id: str
     operations: list[Operation] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)  # JSON-able; kept with the run's record
 
 
 @dataclass(slots=True)
@@ -141,6 +142,7 @@ class RunRecord:
     applied_at: datetime
     journal: list[dict[str, Any]]
     skipped: list[dict[str, Any]]
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
 def group_of(op: Operation, index: int) -> str:

@@ -8,6 +8,7 @@ refuse exactly the same things.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -114,6 +115,10 @@ def validate_changes(changes: ch.ChangeSet, dimension: int) -> None:
     """Check the records a change set adds, as a write batch would be checked."""
     check_user_id(changes.user_id)
     check_id(changes.run_id, "run_id")
+    try:
+        json.dumps(changes.meta)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"change set meta must be JSON-serialisable: {exc}") from None
     adds = WriteBatch(
         memories=[op.memory for op in changes.operations if isinstance(op, ch.AddMemory)],
         versions=[op.version for op in changes.operations if isinstance(op, ch.AddVersion)],

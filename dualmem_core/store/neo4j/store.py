@@ -245,7 +245,8 @@ class Neo4jStore(Store):
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
                 "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
                 "journal": json.dumps(plan.journal),
-                "skipped": json.dumps([asdict(s) for s in plan.skipped])}).consume()
+                "skipped": json.dumps([asdict(s) for s in plan.skipped]),
+                "meta": json.dumps(changes.meta)}).consume()
             receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
             return receipt
 
@@ -626,4 +627,5 @@ def _run_key(user_id: str, run_id: str) -> str:
 
 def _to_run(p: dict) -> ch.RunRecord:
     return ch.RunRecord(run_id=p["run_id"], user_id=p["user_id"], applied_at=R.native(p["applied_at"]),
-                        journal=json.loads(p["journal"]), skipped=json.loads(p["skipped"]))
+                        journal=json.loads(p["journal"]), skipped=json.loads(p["skipped"]),
+                        meta=json.loads(p.get("meta") or "{}"))

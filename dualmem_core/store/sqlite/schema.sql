@@ -109,6 +109,7 @@ CREATE TABLE IF NOT EXISTS runs (
     applied_at INTEGER NOT NULL,
     journal TEXT NOT NULL,
     skipped TEXT NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (user_id, run_id)
 );
 

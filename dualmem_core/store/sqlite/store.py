@@ -47,7 +47,7 @@ from . import rows as R
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
-SCHEMA_VERSION = 2  # bump with any change to schema.sql that old files lack
+SCHEMA_VERSION = 3  # bump with any change to schema.sql that old files lack
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
            "memories": (R.MEMORY_COLUMNS, R.memory_row),
@@ -135,6 +135,10 @@ class SQLiteStore(Store):
     def _check_schema_version(self, conn: sqlite3.Connection) -> None:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         found = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+        if found == 2:  # version 3 only added run metadata
+            conn.execute("ALTER TABLE runs ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+            found = SCHEMA_VERSION
         if found != SCHEMA_VERSION:
             raise StoreConfigError(
                 f"{self.path} has store schema {found}, this dualmem expects {SCHEMA_VERSION}; "
@@ -252,9 +256,9 @@ class SQLiteStore(Store):
             plan = plan_changes(changes, state, now, on_conflict)
             for op in plan.operations:
                 self._apply_op(conn, op, to_micros(now))
-            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (
+            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", (
                 changes.user_id, changes.run_id, to_micros(now), json.dumps(plan.journal),
-                json.dumps([asdict(s) for s in plan.skipped])))
+                json.dumps([asdict(s) for s in plan.skipped]), json.dumps(changes.meta)))
             self._bump(conn, changes.user_id)
         self._drop_cache(changes.user_id)
         receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
@@ -656,4 +660,4 @@ def _filter_sql(flt: SearchFilter) -> tuple[str, list]:
 
 def _to_run(row: tuple) -> ch.RunRecord:
     return ch.RunRecord(run_id=row[1], user_id=row[0], applied_at=from_micros(row[2]),
-                        journal=json.loads(row[3]), skipped=json.loads(row[4]))
+                        journal=json.loads(row[3]), skipped=json.loads(row[4]), meta=json.loads(row[5]))
