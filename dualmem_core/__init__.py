@@ -10,6 +10,7 @@ from .errors import (
     StoreUnavailable,
     TenantViolation,
 )
+from .editor import Editor, EditorConfig, EditorRun
 from .store import Store, default_store_url, open_store
 from .timeutil import FAR_FUTURE
 from .writer.writer import Writer, WriterConfig
@@ -17,5 +18,5 @@ from .writer.writer import Writer, WriterConfig
 __all__ = [
     "FAR_FUTURE", "ConflictError", "DimensionMismatch", "DualmemError", "InvalidInput", "NotFound",
     "Store", "StoreConfigError", "StoreUnavailable", "TenantViolation", "default_store_url",
-    "open_store", "Writer", "WriterConfig",
+    "open_store", "Writer", "WriterConfig", "Editor", "EditorConfig", "EditorRun",
 ]

@@ -1,0 +1,301 @@
+"""The Editor: snapshot a user's graph, run the five stages, publish one change set, undo it.
+
+Stages decide; only ``publish`` writes, in one transaction per user tagged with the run id.
+The store's guards skip (and report) any operation whose target the Writer changed after the
+snapshot, so the Editor never clobbers newer writes. Publishing a run twice applies it once.
+``rollback`` turns a run's journal into its exact inverse and applies that as a run of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConflictError, InvalidInput, NotFound
+from ..providers.llm import LLM
+from ..store import Store
+from ..store import changes as ch
+from ..store.snapshot import write_snapshot
+from ..store.validate import check_id, check_user_id
+from ..timeutil import utcnow
+from .config import EditorConfig
+from .decisions import Revise, StageResult, combine
+from .judge import Judge
+from .stages import run_all
+from .view import GraphView
+
+_UNDO_KIND = {"AddMemory": "memory", "AddVersion": "version", "AddEntity": "entity", "AddEdge": "edge"}
+
+
+@dataclass(slots=True)
+class EditorRun:
+    """One Editor run (or rollback) as published, or as decided when nothing needed publishing."""
+
+    run_id: str
+    user_id: str
+    kind: str = "edit"  # "edit" | "rollback"
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)  # stage -> action -> n
+    operations: int = 0  # applied
+    skipped: list[dict[str, Any]] = field(default_factory=list)  # guard failures, with reasons
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    llm_by_stage: dict[str, dict[str, int]] = field(default_factory=dict)
+    llm_failures: int = 0
+    duration_s: float = 0.0
+    applied_at: datetime | None = None  # None: nothing to publish
+    snapshot: str | None = None
+    rollback_of: str | None = None
+    stages: list[StageResult] = field(default_factory=list)  # decisions, for this process only
+
+    @classmethod
+    def from_record(cls, record: ch.RunRecord) -> EditorRun:
+        m = record.meta
+        return cls(
+            record.run_id,
+            record.user_id,
+            kind=m.get("kind", "edit"),
+            counts=m.get("counts", {}),
+            operations=len(record.journal),
+            skipped=record.skipped,
+            llm_calls=m.get("llm_calls", 0),
+            llm_tokens=m.get("llm_tokens", 0),
+            llm_by_stage=m.get("llm_by_stage", {}),
+            llm_failures=m.get("llm_failures", 0),
+            duration_s=m.get("duration_s", 0.0),
+            applied_at=record.applied_at,
+            snapshot=m.get("snapshot"),
+            rollback_of=m.get("rollback_of"),
+        )
+
+
+class Editor:
+    """The slow, thorough half: ``run`` edits one user's graph, ``rollback`` undoes a run."""
+
+    _busy: set[tuple[int, str]] = set()  # (store, user) pairs with a run in flight in this process
+    _busy_lock = threading.Lock()
+
+    def __init__(
+        self,
+        store: Store,
+        llm: LLM | None = None,
+        config: EditorConfig | None = None,
+        *,
+        snapshot_dir: str | Path | None = None,
+    ):
+        self.store = store
+        self.llm = llm
+        self.config = config or EditorConfig()
+        self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
+
+    # -- edit -------------------------------------------------------------------------------
+
+    def run(self, user_id: str) -> EditorRun:
+        """Snapshot, decide in five stages, publish. Returns what was decided and applied."""
+        check_user_id(user_id)
+        with self._exclusive(user_id):
+            started = time.perf_counter()
+            run_id = new_run_id()
+            view = GraphView(self.store.export_graph(user_id))
+            snapshot = self._save_snapshot(view, run_id)
+            judge = Judge(self.llm)
+            results = run_all(view, self.config, judge)
+            return self.publish(view, results, run_id, judge=judge, started=started, snapshot=snapshot)
+
+    def publish(
+        self,
+        view: GraphView,
+        results: list[StageResult],
+        run_id: str,
+        *,
+        judge: Judge | None = None,
+        started: float | None = None,
+        snapshot: str | None = None,
+    ) -> EditorRun:
+        """Apply the stages' combined change set in one transaction (or nothing, if empty)."""
+        changes = combine(view, results, run_id)
+        if len(changes.operations) > self.config.max_operations:
+            raise InvalidInput(
+                f"run {run_id} has {len(changes.operations)} operations, more than "
+                f"max_operations={self.config.max_operations}; raise it in EditorConfig"
+            )
+        run = EditorRun(
+            run_id,
+            view.user_id,
+            counts={r.stage: r.counts() for r in results},
+            llm_calls=sum(r.llm_calls for r in results),
+            llm_tokens=sum(r.llm_tokens for r in results),
+            llm_by_stage={r.stage: {"calls": r.llm_calls, "tokens": r.llm_tokens} for r in results},
+            llm_failures=judge.failures if judge else 0,
+            snapshot=snapshot,
+            stages=results,
+        )
+        if changes.operations:
+            changes.meta = {
+                "kind": "edit",
+                "counts": run.counts,
+                "llm_calls": run.llm_calls,
+                "llm_tokens": run.llm_tokens,
+                "llm_by_stage": run.llm_by_stage,
+                "llm_failures": run.llm_failures,
+                "snapshot": snapshot,
+                "touched": _touched(results),
+            }
+            if started is not None:
+                changes.meta["duration_s"] = round(time.perf_counter() - started, 3)
+            receipt = self.store.apply_changes(changes, on_conflict="skip")
+            run.operations, run.applied_at = receipt.applied, receipt.applied_at
+            run.skipped = [{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped]
+        if started is not None:
+            run.duration_s = round(time.perf_counter() - started, 3)
+        return run
+
+    # -- undo -------------------------------------------------------------------------------
+
+    def rollback(self, run_id: str, *, user_id: str | None = None, cascade: bool = False) -> EditorRun:
+        """Undo one run exactly, keeping everything the Writer wrote since.
+
+        Refuses (``ConflictError``) when a later run that is still applied touched the same
+        memories or entities, unless ``cascade`` rolls those back first, newest first.
+        Rolling back a run twice is a no-op that returns the first rollback.
+        """
+        check_id(run_id, "run_id")
+        user_id = check_user_id(user_id) if user_id is not None else self._owner_of(run_id)
+        with self._exclusive(user_id):
+            return self._rollback(user_id, run_id, cascade)
+
+    def _rollback(self, user_id: str, run_id: str, cascade: bool) -> EditorRun:
+        record = self.store.get_run(user_id, run_id)
+        if record.meta.get("kind") == "rollback":
+            raise InvalidInput(f"{run_id} is itself a rollback; roll back runs, not rollbacks")
+        runs = self.store.list_runs(user_id)
+        undone = {r.meta.get("rollback_of"): r for r in runs if r.meta.get("kind") == "rollback"}
+        if run_id in undone:
+            return EditorRun.from_record(undone[run_id])
+        touched = set(record.meta.get("touched", ()))
+        later = [
+            r
+            for r in runs
+            if r.meta.get("kind", "edit") == "edit"
+            and r.run_id not in undone
+            and (r.applied_at, r.run_id) > (record.applied_at, record.run_id)
+            and touched & set(r.meta.get("touched", ()))
+        ]
+        if later and not cascade:
+            raise ConflictError(
+                f"cannot roll back {run_id}: later runs {', '.join(r.run_id for r in later)} "
+                "changed the same memories; roll those back first or pass cascade=True"
+            )
+        for newer in sorted(later, key=lambda r: (r.applied_at, r.run_id), reverse=True):
+            self._rollback(user_id, newer.run_id, cascade=True)
+        started = time.perf_counter()
+        inverse = ch.ChangeSet(
+            user_id,
+            f"rollback-{run_id}",
+            _inverse(record),
+            meta={"kind": "rollback", "rollback_of": run_id, "touched": sorted(touched)},
+        )
+        # The run's own groups: a decision is undone whole or, if part of it was forgotten since,
+        # skipped whole (a rollback removes and reopens; it never brings forgotten data back).
+        receipt = self.store.apply_changes(inverse, on_conflict="skip")
+        inverse.meta["duration_s"] = round(time.perf_counter() - started, 3)
+        return EditorRun(
+            inverse.run_id,
+            user_id,
+            kind="rollback",
+            operations=receipt.applied,
+            skipped=[{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped],
+            applied_at=receipt.applied_at,
+            rollback_of=run_id,
+            duration_s=inverse.meta["duration_s"],
+        )
+
+    def runs(self, user_id: str) -> list[EditorRun]:
+        """Every published run and rollback of a user, oldest first."""
+        check_user_id(user_id)
+        return [EditorRun.from_record(r) for r in self.store.list_runs(user_id)]
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _owner_of(self, run_id: str) -> str:
+        for user_id in self.store.list_users():
+            try:
+                self.store.get_run(user_id, run_id)
+                return user_id
+            except NotFound:
+                continue
+        raise NotFound(f"no Editor run {run_id!r} in {self.store!r}; see Editor.runs(user_id)")
+
+    def _save_snapshot(self, view: GraphView, run_id: str) -> str | None:
+        if self.snapshot_dir is None:
+            return None
+        folder = write_snapshot(self.snapshot_dir / view.user_id / run_id, view.graph, self.store.dimension)
+        return str(folder)
+
+    def _exclusive(self, user_id: str):
+        return _UserLock(self, user_id)
+
+
+class _UserLock:
+    """One Editor run per user at a time in this process; a second one refuses at once."""
+
+    def __init__(self, editor: Editor, user_id: str):
+        self.key = (id(editor.store), user_id)
+
+    def __enter__(self) -> None:
+        with Editor._busy_lock:
+            if self.key in Editor._busy:
+                raise ConflictError(
+                    f"an Editor run for user {self.key[1]!r} is already in progress; wait for it to finish"
+                )
+            Editor._busy.add(self.key)
+
+    def __exit__(self, *exc: object) -> None:
+        with Editor._busy_lock:
+            Editor._busy.discard(self.key)
+
+
+def new_run_id() -> str:
+    return f"run-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+
+
+def _touched(results: list[StageResult]) -> list[str]:
+    """Memories and entities a run changes: what a later rollback checks for overlaps."""
+    ids = set()
+    for r in results:
+        for d in r.changing():
+            for op in d.ops:
+                if isinstance(op, Revise):
+                    ids.add(op.memory_id)
+                elif isinstance(op, ch.AddEdge):
+                    ids |= {op.edge.src_id, op.edge.dst_id}
+                ids.add(d.subject)
+    return sorted(ids)
+
+
+def _inverse(record: ch.RunRecord) -> list[ch.Operation]:
+    ops: list[ch.Operation] = []
+    for entry in record.journal:
+        group = f"undo:{entry['group']}"
+        match entry["op"]:
+            case "AddMemory" | "AddVersion" | "AddEntity" | "AddEdge":
+                ops.append(ch.RemoveCreated(_UNDO_KIND[entry["op"]], entry["id"], record.run_id, group=group))
+            case "CloseVersion":
+                ops.append(
+                    ch.ReopenVersion(entry["id"], datetime.fromisoformat(entry["closed_at"]), group=group)
+                )
+            case "CloseEdge":
+                ops.append(
+                    ch.ReopenEdge(entry["id"], datetime.fromisoformat(entry["closed_at"]), group=group)
+                )
+            case "SetReviewState":
+                ops.append(
+                    ch.SetReviewState(entry["id"], entry["previous"], expected=entry["state"], group=group)
+                )
+            case other:
+                raise InvalidInput(f"run {record.run_id} has a journal entry {other!r} that cannot be undone")
+    return ops
