@@ -2,7 +2,7 @@
 
     doubt      = (1 - base) * 0.6 ** (sessions - 1) * 0.85 ** (sources - sessions)
     confidence = clamp((1 - doubt) * 0.75 ** contradictions)
-    salience   = clamp(0.5 + 0.2 * core_predicate + 0.3 * (1 - exp(-access_count / 5)))
+    salience   = clamp(0.5 + 0.2 * core_predicate + 0.3 * (1 - exp(-access_count / 10)))
 
 * ``base`` is the confidence the Writer gave the memory (its first version), so scores are
   recomputed from evidence each run rather than compounded run over run.
@@ -112,7 +112,7 @@ def _confidence(base: float, sessions: int, sources: int, contradictions: int) -
 
 def _salience(predicate: str | None, access_count: int) -> float:
     core = 0.2 if predicate in CORE_PREDICATES else 0.0
-    used = 0.3 * (1 - math.exp(-access_count / 5))
+    used = 0.3 * (1 - math.exp(-access_count / 10))
     return round(_clamp(0.5 + core + used), 4)
 
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from ..store.base import STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# "one", "once", "second" and "half" are left out: as often a pronoun or a unit as a count.
 _NUMBER_WORDS = frozenset(
     """
-zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+zero two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
 sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
-thousand million billion first second third fourth fifth sixth seventh eighth ninth tenth once
-twice half dozen
+thousand million billion first third fourth fifth sixth seventh eighth ninth tenth twice dozen
 """.split()
 )
 _NEGATORS = frozenset(

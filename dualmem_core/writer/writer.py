@@ -40,6 +40,10 @@ from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 
 
+# A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
+RECALLED_STATUSES = ("active", "superseded")
+
+
 @dataclass(slots=True)
 class WriterConfig:
     similar_threshold: float = 0.75  # cosine above which a new memory links SIMILAR_TO
@@ -259,6 +263,7 @@ class Writer:
             session_id=session_id,
             valid_at=None if as_of is None else require_aware(as_of, "as_of"),
             known_at=None if known_at is None else require_aware(known_at, "known_at"),
+            statuses=RECALLED_STATUSES,
         )
         hits = hybrid_recall(self.store, self.embedder.embed([query])[0], query, flt, k)
         self.store.record_access(user_id, [h.memory_id for h in hits])

@@ -1,0 +1,267 @@
+"""Each Editor stage's rules on small hand-made graphs, traps included.
+
+Graphs are written into a real embedded store and exported, so a stage sees exactly what a
+snapshot holds (transaction times set by the store, closed versions, open edges).
+"""
+
+from __future__ import annotations
+
+import pytest
+from builders import Builder, at
+
+from dualmem_core import Editor, open_store
+from dualmem_core.editor import EditorConfig, GraphView, Judge, run_all
+from dualmem_core.editor.dedupe import deduplicate
+from dualmem_core.editor.entities import resolve_entities
+from dualmem_core.editor.relations import mine_relations
+from dualmem_core.editor.supersede import supersede
+from dualmem_core.providers import HashingEmbedder
+from dualmem_core.providers.llm import LLMReply
+from dualmem_core.store import EdgeType
+from dualmem_core.timeutil import FAR_FUTURE
+
+U = "stage-user"
+EMBED = HashingEmbedder(384)
+
+
+@pytest.fixture
+def sqlite(tmp_path):
+    with open_store(f"sqlite:///{tmp_path / 'stages.db'}") as store:
+        yield store
+
+
+def write(store, build) -> Builder:
+    b = Builder(U)
+    build(b)
+    for v in b.batch.versions:
+        v.embedding = EMBED.embed([v.text])[0]
+    store.write(b.batch)
+    return b
+
+
+def view_of(store) -> GraphView:
+    return GraphView(store.export_graph(U))
+
+
+def fact(b: Builder, text, subject, predicate, obj, when, **kw):
+    ep = b.episode(text, when, session_id=kw.pop("session", None))
+    mem, ver = b.memory(text, valid_from=when, episode=ep, subject=subject, predicate=predicate, object=obj, **kw)
+    return mem
+
+
+def observation(b: Builder, text, when=at(1), session=None):
+    ep = b.episode(text, when, session_id=session)
+    mem, _ = b.memory(text, valid_from=when, kind="observation", episode=ep)
+    return mem
+
+
+# -- deduplicate --------------------------------------------------------------------------------
+
+
+def test_copies_point_at_the_oldest_and_bring_their_sources(sqlite):
+    first = write(sqlite, lambda b: observation(b, "I adopted a cat named Milo last spring", at(1), "s1"))
+    second = write(sqlite, lambda b: observation(b, "I adopted a cat named Milo last spring!", at(2), "s2"))
+    canonical, copy = first.batch.memories[0].id, second.batch.memories[0].id
+    result = deduplicate(view_of(sqlite), EditorConfig())
+    [decision] = [d for d in result.decisions if d.action == "duplicate"]
+    assert (decision.subject, decision.target, decision.reason) == (copy, canonical, "near-exact text")
+    Editor(sqlite).run(U)
+    assert [v.status for v in sqlite.get_versions(U, [copy])] == ["duplicate"]
+    [dup] = sqlite.get_edges(U, types=[EdgeType.DUPLICATE_OF])
+    assert (dup.src_id, dup.dst_id) == (copy, canonical)
+    provenance = {e.dst_id for e in sqlite.get_edges(U, node_ids=[canonical], types=[EdgeType.FROM])}
+    assert provenance == {first.batch.episodes[0].id, second.batch.episodes[0].id}
+
+
+@pytest.mark.parametrize(("older", "newer", "why"), [
+    ("We have 3 kids and a dog", "We have 4 kids and a dog", "different numbers"),
+    ("I like jazz on rainy evenings", "I don't like jazz on rainy evenings", "opposite polarity"),
+    ("Lunch with Sarah on Friday at noon", "Lunch with Maria on Friday at noon", "different names"),
+])
+def test_near_is_not_equal(sqlite, older, newer, why):
+    write(sqlite, lambda b: observation(b, older, at(1)))
+    write(sqlite, lambda b: observation(b, newer, at(2)))
+    result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.3, near_cosine=0.3))
+    assert [d.action for d in result.decisions] == ["kept_apart"]
+    assert result.decisions[0].reason == why
+
+
+def test_an_implied_fact_is_not_a_duplicate(sqlite):
+    write(sqlite, lambda b: observation(b, "I accepted an offer at Acme", at(1)))
+    write(sqlite, lambda b: observation(b, "I work at Acme", at(2)))
+    result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
+    assert not [d for d in result.decisions if d.action == "duplicate"]
+
+
+def test_facts_are_the_same_when_their_triples_are(sqlite):
+    write(sqlite, lambda b: fact(b, "user lives in Portland", "user", "lives_in", "Portland", at(1)))
+    write(sqlite, lambda b: fact(b, "The user lives in Portland.", "user", "lives_in", "portland", at(2)))
+    write(sqlite, lambda b: fact(b, "user lives in Portland, Maine", "user", "lives_in", "Portland, Maine", at(3)))
+    result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
+    assert sorted(d.reason for d in result.decisions if d.action == "duplicate") == ["same triple"]
+
+
+def test_grey_band_asks_the_llm_in_one_batch(sqlite):
+    write(sqlite, lambda b: observation(b, "My grandmother taught me to bake bread", at(1)))
+    write(sqlite, lambda b: observation(b, "Grandma is the one who showed me how to bake bread", at(2)))
+    config = EditorConfig(candidate_cosine=0.0, near_cosine=0.99, grey_cosine=0.0)
+    without = deduplicate(view_of(sqlite), config)
+    assert [(d.action, d.reason) for d in without.decisions] == [("kept_apart", "grey band, no model")]
+    llm = HandWrittenLLM([{"verdicts": [{"index": 0, "same": True}]}])
+    judge = Judge(llm)
+    with_model = deduplicate(view_of(sqlite), config, judge)
+    assert [(d.action, d.reason) for d in with_model.decisions] == [("duplicate", "llm: same")]
+    assert len(llm.prompts) == 1 and judge.usage["dedupe"].calls == 1
+
+
+def test_a_garbled_llm_reply_keeps_pairs_apart_and_is_counted(sqlite):
+    write(sqlite, lambda b: observation(b, "My grandmother taught me to bake bread", at(1)))
+    write(sqlite, lambda b: observation(b, "Grandma is the one who showed me how to bake bread", at(2)))
+    config = EditorConfig(candidate_cosine=0.0, near_cosine=0.99, grey_cosine=0.0)
+    judge = Judge(HandWrittenLLM([{"verdicts": "not a list"}]))
+    result = deduplicate(view_of(sqlite), config, judge)
+    assert [(d.action, d.reason) for d in result.decisions] == [("kept_apart", "llm: different")]
+    assert judge.failures == 1
+
+
+# -- supersede ------------------------------------------------------------------------------------
+
+
+def _moves(sqlite, *moves):
+    ids = []
+    for city, month in moves:
+        b = write(sqlite, lambda b, c=city, m=month: fact(b, f"user lives in {c}", "user", "lives_in", c, at(m)))
+        ids.append(b.batch.memories[0].id)
+    return ids
+
+
+def _state(sqlite, memory_ids):
+    out = []
+    for m in memory_ids:
+        [v] = sqlite.get_versions(U, [m])
+        out.append((v.status, v.valid_to.month if v.valid_to != FAR_FUTURE else None))
+    return out
+
+
+def test_a_chain_of_moves_ends_each_home_where_the_next_begins(sqlite):
+    ids = _moves(sqlite, ("Seattle", 1), ("Portland", 3), ("Denver", 6))
+    Editor(sqlite).run(U)
+    assert _state(sqlite, ids) == [("superseded", 3), ("superseded", 6), ("active", None)]
+    edges = {(e.src_id, e.dst_id) for e in sqlite.get_edges(U, types=[EdgeType.SUPERSEDES])}
+    assert edges == {(ids[1], ids[0]), (ids[2], ids[1])}
+    assert Editor(sqlite).run(U).operations == 0  # a fixpoint
+
+
+def test_a_fact_told_late_slots_into_the_past_without_superseding_the_present(sqlite):
+    seattle, denver = _moves(sqlite, ("Seattle", 1), ("Denver", 6))
+    Editor(sqlite).run(U)
+    [portland] = _moves(sqlite, ("Portland", 3))  # said after Denver, about March
+    Editor(sqlite).run(U)
+    assert _state(sqlite, [seattle, portland, denver]) == [("superseded", 3), ("superseded", 6), ("active", None)]
+    edges = {(e.src_id, e.dst_id) for e in sqlite.get_edges(U, types=[EdgeType.SUPERSEDES])}
+    assert edges == {(portland, seattle), (denver, portland)}
+
+
+def test_multi_valued_facts_never_supersede_and_a_negation_ends_its_fact(sqlite):
+    coffee = write(sqlite, lambda b: fact(b, "user likes coffee", "user", "likes", "coffee", at(1)))
+    tea = write(sqlite, lambda b: fact(b, "user likes tea", "user", "likes", "tea", at(2)))
+    quit_ = write(sqlite, lambda b: fact(b, "user does not like coffee anymore", "user", "likes", "coffee", at(5),
+                                         negated=True))
+    result = supersede(view_of(sqlite))
+    assert [(d.subject, d.target, d.evidence["valid_to"]) for d in result.decisions] == [
+        (coffee.batch.memories[0].id, quit_.batch.memories[0].id, "2026-05-01")]
+    assert tea.batch.memories[0].id not in {d.subject for d in result.decisions}
+
+
+def test_the_users_own_name_counts_as_the_user(sqlite):
+    write(sqlite, lambda b: fact(b, "user is named Maya", "user", "name", "Maya", at(1)))
+    old = write(sqlite, lambda b: fact(b, "Maya works at Acme", "Maya", "works_at", "Acme", at(2)))
+    write(sqlite, lambda b: fact(b, "user works at Globex", "user", "works_at", "Globex", at(4)))
+    result = supersede(view_of(sqlite))
+    assert [d.subject for d in result.decisions] == [old.batch.memories[0].id]
+
+
+# -- entities ---------------------------------------------------------------------------------------
+
+
+def test_same_names_and_stated_aliases_merge_and_co_mentions_never_do(sqlite):
+    def build(b):
+        acme, acme2 = b.entity("Acme Corp", "organization"), b.entity("acme corp", "thing")
+        bob, robert = b.entity("Bob"), b.entity("Robert Smith")
+        sarah, sarah_chen = b.entity("Sarah"), b.entity("Sarah Chen")
+        for text, ents, triple in [
+            ("user works at Acme Corp", [acme], ("user", "works_at", "Acme Corp")),
+            ("acme corp opened an office", [acme2], None),
+            ("Bob's name is Robert Smith", [bob, robert], ("Bob", "name", "Robert Smith")),
+            ("Sarah met Sarah Chen at the gym", [sarah, sarah_chen], None),
+        ]:
+            kw = dict(zip(("subject", "predicate", "object"), triple, strict=True)) if triple else {}
+            mem, _ = b.memory(text, **kw)
+            for e in ents:
+                b.edge(EdgeType.MENTIONS, mem.id, e.id)
+    b = write(sqlite, build)
+    names = {e.id: e.name for e in b.batch.entities}
+    result = resolve_entities(view_of(sqlite))
+    merges = {(frozenset((names[d.subject], names[d.target])), d.reason)
+              for d in result.decisions if d.action == "merge"}
+    assert merges == {(frozenset(("acme corp", "Acme Corp")), "same name"),
+                      (frozenset(("Robert Smith", "Bob")), "named as")}
+
+
+def test_two_people_with_one_first_name_stay_apart_without_proof(sqlite):
+    def build(b):
+        for name, text in [("Sarah", "my sister Sarah called"), ("Sarah Chen", "Sarah Chen is my manager")]:
+            e = b.entity(name)
+            mem, _ = b.memory(text)
+            b.edge(EdgeType.MENTIONS, mem.id, e.id)
+    write(sqlite, build)
+    result = resolve_entities(view_of(sqlite))
+    assert [(d.action, d.reason) for d in result.decisions] == [("kept_apart", "grey band, no model")]
+    llm = HandWrittenLLM([{"verdicts": [{"index": 0, "same": False}]}])
+    decided = resolve_entities(view_of(sqlite), Judge(llm))
+    assert [d.action for d in decided.decisions] == ["distinct"]  # remembered as DISTINCT_FROM
+
+
+# -- relations and the whole run ------------------------------------------------------------------
+
+
+def test_relations_follow_the_facts_and_their_end(sqlite):
+    def build(b, city, month):
+        sarah, place = b.entity("Sarah"), b.entity(city, "place")
+        mem = fact(b, f"Sarah lives in {city}", "Sarah", "lives_in", city, at(month))
+        b.edge(EdgeType.MENTIONS, mem.id, sarah.id)
+        b.edge(EdgeType.MENTIONS, mem.id, place.id)
+
+    write(sqlite, lambda b: build(b, "Boston", 1))
+    Editor(sqlite).run(U)
+    [edge] = sqlite.get_edges(U, types=[EdgeType.RELATED])
+    assert (edge.props["relation"], edge.props["valid_to"]) == ("lives_in", None)
+    write(sqlite, lambda b: build(b, "Chicago", 4))
+    run = Editor(sqlite).run(U)
+    assert run.counts["entities"] == {"merge": 1}  # the second "Sarah" is the first
+    related = {(e.props["relation"], e.props["valid_to"]) for e in sqlite.get_edges(U, types=[EdgeType.RELATED])}
+    assert related == {("lives_in", "2026-04-01T00:00:00+00:00"), ("lives_in", None)}
+
+
+def test_a_fact_told_in_two_sessions_gains_confidence(sqlite):
+    first = write(sqlite, lambda b: fact(b, "user is allergic to peanuts", "user", "allergy", "peanuts", at(1),
+                                         session="s1", confidence=0.7))
+    write(sqlite, lambda b: fact(b, "user is allergic to peanuts.", "user", "allergy", "peanuts", at(2),
+                                 session="s2", confidence=0.7))
+    results = run_all(view_of(sqlite), EditorConfig(), Judge(None))
+    [rescored] = [d for d in results[-1].decisions if d.subject == first.batch.memories[0].id]
+    assert rescored.evidence["sessions"] == 2 and rescored.ops[0].fields["confidence"] == pytest.approx(0.82)
+
+
+class HandWrittenLLM:
+    """Hand-written replies, not a model's output: they test the protocol, parsing and fallbacks."""
+
+    name = "hand-written"
+
+    def __init__(self, replies: list[dict]):
+        self.replies, self.prompts = list(replies), []
+
+    def complete_json(self, messages, schema, *, name, temperature=0, sources=()):
+        self.prompts.append(messages)
+        return LLMReply(parsed=self.replies.pop(0), text="", model=self.name, tokens_in=100, tokens_out=10)
+
