@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from dualmem_core.writer import dates
 from dualmem_core.writer.dates import (
     add_months,
     add_years,
@@ -156,3 +160,33 @@ def test_month_and_year_arithmetic_clamps() -> None:
 def test_results_are_midnight_utc() -> None:
     start, _ = resolve_relative("two days ago", datetime(2024, 6, 15, 23, 59, tzinfo=UTC))
     assert start == d(2024, 6, 13) and start.tzinfo is UTC
+
+
+def _every_pattern(text: str) -> list:
+    """The ungated list: every anchor pattern runs, as before the gates existed."""
+    return list(dates._RANKED)
+
+
+def test_gates_skip_only_patterns_that_cannot_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a text with the word gates finds exactly what running every pattern finds."""
+    rng = random.Random(5)
+    words = sorted(set(re.findall(r"[A-Za-z]+", Path(dates.__file__).read_text())))
+    words += ["3", "21st", "2019", "1990-1995", "2019-21", "2024-02-29", "twenty-one", ",", "-", "é"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
+    texts += [t.title() for t in texts[:300]] + [t.upper() for t in texts[300:600]]
+    texts += ["I moved here last week", "We met on May 3rd, 2019", "back in the day", "Kelvin K"]
+    for text in texts:
+        for prefer_future in (None, True, False):
+            gated = find_time_expressions(text, MID_JUNE, prefer_future)
+            with monkeypatch.context() as m:
+                m.setattr(dates, "_anchors_for", _every_pattern)
+                assert gated == find_time_expressions(text, MID_JUNE, prefer_future), text
+
+
+def test_a_reading_memoizes_only_within_itself() -> None:
+    with dates.reading():
+        first = find_time_expressions("since 2019", MID_JUNE)
+        first.clear()  # callers get their own list
+        assert find_time_expressions("since 2019", MID_JUNE)[0].kind == "since"
+        assert dates._READING.get()
+    assert dates._READING.get() is None

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -403,6 +405,45 @@ _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
                 _I), _h_now),
 )  # fmt: skip
 
+# What each anchor above cannot match without, in the same order: a digit, and/or one of these
+# whole words (every word a pattern needs stands between word boundaries or spaces, so it is a
+# whole run of letters). Most clauses name no time at all; this lets them skip the patterns.
+# Only ASCII texts are gated: under IGNORECASE a few non-ASCII letters match ASCII ones.
+_UNIT_WORDS = frozenset(u + s for u in ("day", "week", "month", "year", "decade") for s in ("", "s"))
+_MONTH_WORDS = frozenset(MONTHS)
+_GATES: tuple[tuple[bool, frozenset[str] | None], ...] = (
+    (True, None),  # ISO date
+    (True, _MONTH_WORDS),  # May 3rd
+    (True, _MONTH_WORDS),  # 3rd of May
+    (True, _MONTH_WORDS),  # May 2019
+    (False, frozenset(m for m in MONTHS if len(m) > 4 or m in ("may", "june", "july"))),
+    (True, None),  # a year
+    (False, frozenset({"yesterday", "tomorrow", "today", "tonight", "night", "morning", "afternoon",
+                       "evening"})),
+    (False, frozenset({"week", "weekend", "month", "year", "decade"})),
+    (False, frozenset(_SEASONS)),
+    (False, frozenset(WEEKDAYS)),
+    (False, frozenset({"ago"})),
+    (False, _UNIT_WORDS),  # in N units
+    (False, _UNIT_WORDS),  # for N units
+    (False, frozenset({"week", "month", "year"})),  # earlier this week
+    (False, frozenset({"recently", "lately", "day", "while", "ago", "time", "sometime", "years", "months",
+                       "ages", "decades", "then", "soon", "someday", "eventually", "point", "kid", "child",
+                       "teen", "teenager", "growing", "past", "little", "young", "younger"})),
+    (False, frozenset({"now", "currently", "moment", "days", "nowadays", "present", "presently"})),
+)  # fmt: skip
+assert len(_GATES) == len(_ANCHORS)
+_RANKED = [(rank, pattern, handler) for rank, (pattern, handler) in enumerate(_ANCHORS)]
+_DIGIT_ONLY = [_RANKED[r] for r, (digit, words) in enumerate(_GATES) if digit and words is None]
+_OPENS: dict[str, list[int]] = {}  # word -> ranks of the anchors it may open
+for _rank, (_, _words) in enumerate(_GATES):
+    for _word in _words or ():
+        _OPENS.setdefault(_word, []).append(_rank)
+_GATE_WORDS = frozenset(_OPENS)
+del _rank, _words, _word
+_LETTERS = re.compile(r"[a-z]+")
+_DIGIT = re.compile(r"[0-9]")
+
 _YEAR_RANGE = re.compile(rf"\b(?:(?:from|between)\s+)?(?P<a>{_YEAR})\s*(?:-|–|—)\s*(?P<b>{_YEAR}|\d\d)\b")
 _PREFIX = re.compile(
     r"\b(?P<word>ever since|since|starting(?: in| on| from)?|as of|beginning(?: in)?|up until|until|till|"
@@ -422,9 +463,24 @@ def looks_future(text: str) -> bool:
     return bool(_FUTURE_WORDS.search(text))
 
 
-def _candidates(text: str, now: datetime, future: bool) -> list[tuple[int, int, _Anchor]]:
+def _anchors_for(text: str) -> list[tuple[int, re.Pattern[str], _Handler]]:
+    """(rank, pattern, handler) of the anchors that could match ``text``, by ``_GATES``."""
+    if not text.isascii():
+        return _RANKED
+    words = _GATE_WORDS.intersection(_LETTERS.findall(text.lower()))
+    digit = _DIGIT.search(text) is not None
+    if not words:
+        return _DIGIT_ONLY if digit else []
+    ranks = {r for w in words for r in _OPENS[w] if digit or not _GATES[r][0]}
+    if digit:
+        ranks.update(r for r, _, _ in _DIGIT_ONLY)
+    return [_RANKED[r] for r in sorted(ranks)]
+
+
+def _candidates(text: str, now: datetime, future: bool,
+                anchors: list[tuple[int, re.Pattern[str], _Handler]]) -> list[tuple[int, int, _Anchor]]:
     found: list[tuple[int, int, int, _Anchor]] = []
-    for rank, (pattern, handler) in enumerate(_ANCHORS):
+    for rank, pattern, handler in anchors:
         for m in pattern.finditer(text):
             anchor = handler(m, now, future, text[max(0, m.start() - _LOOKBEHIND) : m.start()])
             if anchor is not None:
@@ -437,6 +493,24 @@ def _candidates(text: str, now: datetime, future: bool) -> list[tuple[int, int, 
     return sorted(kept, key=lambda c: c[0])
 
 
+# Set only inside ``reading()``: what this one reading found so far, dropped when it ends.
+_READING: ContextVar[dict | None] = ContextVar("dualmem_dates_reading", default=None)
+
+
+@contextmanager
+def reading() -> Iterator[None]:
+    """Within the block, a repeated ``find_time_expressions`` call is answered from a memo.
+
+    The rule extractor reads one message clause by clause and often searches the same words more
+    than once; the memo lives only as long as the block (one message), so nothing said outlives it.
+    """
+    token = _READING.set({})
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def find_time_expressions(
     text: str, now: datetime, prefer_future: bool | None = None
 ) -> list[TimeExpression]:
@@ -445,6 +519,20 @@ def find_time_expressions(
     ``prefer_future`` picks the reading of a bare "in April" / "on Friday"; when None it is guessed
     from the text (``looks_future``).
     """
+    memo = _READING.get()
+    if memo is None:
+        return _find(text, now, prefer_future)
+    key = (text, now, prefer_future)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _find(text, now, prefer_future)
+    return list(found)
+
+
+def _find(text: str, now: datetime, prefer_future: bool | None) -> list[TimeExpression]:
+    gated = _anchors_for(text)
+    if not gated:
+        return []  # no pattern could match, so neither can a year range (it needs a digit)
     future = looks_future(text) if prefer_future is None else prefer_future
     out: list[TimeExpression] = []
     taken: list[tuple[int, int]] = []
@@ -467,7 +555,8 @@ def find_time_expressions(
             )
         )
         taken.append((m.start(), m.end()))
-    anchors = [c for c in _candidates(text, now, future) if all(c[1] <= s or c[0] >= e for s, e in taken)]
+    anchors = [c for c in _candidates(text, now, future, gated)
+               if all(c[1] <= s or c[0] >= e for s, e in taken)]
 
     index = 0
     while index < len(anchors):

@@ -128,6 +128,10 @@ class RuleExtractor:
         role = (message.role or "user").lower()
         if role == "system" or (role == "assistant" and speaker.lower() in _NON_SPEAKING):
             return []  # the assistant talking about itself is not memory about the user
+        with dates.reading():
+            return self._read(message, speaker)
+
+    def _read(self, message: Message, speaker: str) -> list[Fact]:
         state = _MessageState(speaker, message.at)
         facts: list[Fact] = []
         for sentence in split_sentences(normalize(message.text)):
