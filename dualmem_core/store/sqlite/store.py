@@ -196,10 +196,16 @@ class SQLiteStore(Store):
 
     def _checked_insert(self, conn: sqlite3.Connection, user_id: str, batch: WriteBatch,
                         now: int) -> None:
-        wanted, new = batch_external_refs(batch), batch_new_refs(batch)
-        state = self._read_state(conn, wanted | new)
-        check_batch_refs(user_id, state, wanted, new & state.keys())
-        self._insert_batch(conn, batch, now)
+        wanted = batch_external_refs(batch)
+        check_batch_refs(user_id, self._read_state(conn, wanted), wanted, set())
+        # New ids are fresh in all but a broken caller: the unique keys refuse a taken one, and
+        # only then is it looked up, to say which (the failed statement wrote nothing).
+        try:
+            self._insert_batch(conn, batch, now)
+        except sqlite3.IntegrityError:
+            new = batch_new_refs(batch)
+            check_batch_refs(user_id, {}, set(), new & self._read_state(conn, new).keys())
+            raise
 
     def _bump(self, conn: sqlite3.Connection, user_id: str) -> int:
         conn.execute("INSERT INTO user_generation VALUES (?, 1) ON CONFLICT (user_id) "

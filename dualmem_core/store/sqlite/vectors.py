@@ -14,6 +14,7 @@ from ...timeutil import FAR_FUTURE, to_micros
 from ..models import SearchFilter
 
 FAR = to_micros(FAR_FUTURE)
+_BLOCK = 16384  # rows scored at a time by ``top_k_many``: bounds the scratch matrix
 
 
 @dataclass
@@ -77,18 +78,32 @@ class UserVectors:
 
     def top_k_many(self, unit_queries: np.ndarray, flt: SearchFilter, k: int,
                    min_score: float) -> list[list[tuple[int, float]]]:
-        """``top_k`` for many queries with one pass over the matrix, above ``min_score``."""
+        """``top_k`` for many queries with one pass over the matrix, above ``min_score``.
+
+        Only scores at or above ``min_score`` can be returned, so only they are ranked: a pass
+        keeps those (usually a handful) instead of partitioning every row for every query.
+        """
         if self.size == 0:
             return [[] for _ in unit_queries]
-        scores = self.matrix[: self.size] @ unit_queries.T  # rows: stored vectors; columns: queries
-        scores[~self._mask(flt)] = -np.inf
         k = min(k, self.size)
+        mask = self._mask(flt)
         rids = self.cols["rid"]
-        out = []
-        for column in scores.T:
-            top = np.argpartition(-column, k - 1)[:k]
-            top = top[np.argsort(-column[top], kind="stable")]
-            out.append([(int(rids[i]), float(column[i])) for i in top if column[i] >= min_score])
+        rows_found, cols_found, values = [], [], []
+        for start in range(0, self.size, _BLOCK):
+            block = self.matrix[start: min(start + _BLOCK, self.size)] @ unit_queries.T
+            rows, cols = np.nonzero(block >= min_score)
+            keep = mask[start + rows]
+            rows_found.append(start + rows[keep])
+            cols_found.append(cols[keep])
+            values.append(block[rows[keep], cols[keep]])
+        rows, cols, scores = (np.concatenate(a) for a in (rows_found, cols_found, values))
+        out: list[list[tuple[int, float]]] = [[] for _ in unit_queries]
+        # By query, then best score first (equal scores in row order); the first k of each query.
+        order = np.lexsort((rows, -scores, cols))
+        cols, rows, scores = cols[order], rows[order], scores[order]
+        starts = np.searchsorted(cols, cols, side="left")
+        for i in np.flatnonzero(np.arange(cols.size) - starts < k):
+            out[cols[i]].append((int(rids[rows[i]]), float(scores[i])))
         return out
 
     def _mask(self, flt: SearchFilter) -> np.ndarray:
