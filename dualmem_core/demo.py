@@ -1,8 +1,8 @@
 """The main job for now: a short conversation through the Writer, then questions, in time.
 
-It remembers each message (episodes, observations, extracted facts), lets newer single-valued
-facts close older ones the way the Editor's supersede stage will (here by a small change set),
-then recalls now and in the past, and prints the profile and one fact's history.
+It remembers each message (episodes, observations, extracted facts), runs the Editor once (dedupe,
+supersede, entities, relations, confidence, published as one run), then recalls now and in the
+past, and prints the run's counts, the profile and one superseded fact's history.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .store import ENV_STORE, Edge, EdgeType, MemoryVersion, SearchFilter, Store, open_store
-from .store import changes as ch
-from .writer import predicates
+from .editor import Editor, EditorRun
+from .store import ENV_STORE, EdgeType, open_store
 from .writer.writer import Writer
 
 DEMO_USER = "demo-maya"
@@ -60,38 +59,10 @@ def run_demo(url: str | None = None, fixture: Path = FIXTURE) -> DemoResult:
                                      role=m["role"])
             write_ms.append((time.perf_counter() - start) * 1000)
             facts += len(result.fact_ids)
-        closed = _supersede_by_hand(store)
-        lines = _report(writer, closed)
+        run = Editor(store).run(DEMO_USER)
+        closed = [e.dst_id for e in store.get_edges(DEMO_USER, types=[EdgeType.SUPERSEDES])]
+        lines = [_run_line(run), *_report(writer, closed)]
         return DemoResult(store.url, len(write_ms), facts, write_ms, lines)
-
-
-def _supersede_by_hand(store: Store) -> list[str]:
-    """Close each older current value of a single-valued fact where the newer one begins.
-    A stand-in for the Editor's supersede stage, so the demo can show history and as-of."""
-    latest: dict[tuple[str, str], MemoryVersion] = {}
-    ops: list[ch.Operation] = []
-    closed = []
-    for hit in store.list_facts(SearchFilter(DEMO_USER, statuses=("active",))):  # newest first
-        v = hit.version
-        if not predicates.is_single_valued(v.predicate):
-            continue
-        key = (v.subject or "", v.predicate or "")
-        newer = latest.setdefault(key, v)
-        if newer is v or newer.valid_from <= v.valid_from:
-            continue
-        [stored] = store.get_versions(DEMO_USER, [v.memory_id])  # search hits carry no vector
-        ended = MemoryVersion(memory_id=v.memory_id, user_id=DEMO_USER, text=v.text,
-                              embedding=stored.embedding,
-                              subject=v.subject, predicate=v.predicate, object=v.object,
-                              valid_from=v.valid_from, valid_to=newer.valid_from, status="superseded",
-                              created_by="demo-run")
-        ops += [ch.CloseVersion(v.id), ch.AddVersion(ended),
-                ch.AddEdge(Edge(user_id=DEMO_USER, type=EdgeType.SUPERSEDES, src_id=newer.memory_id,
-                                dst_id=v.memory_id, created_by="demo-run"))]
-        closed.append(v.memory_id)
-    if ops:
-        store.apply_changes(ch.ChangeSet(DEMO_USER, "demo-run", ops))
-    return closed
 
 
 def _report(writer: Writer, closed: list[str]) -> list[str]:
@@ -114,6 +85,13 @@ def _report(writer: Writer, closed: list[str]) -> list[str]:
             lines.append(f"   {v.status:<10} valid {v.valid_from:%Y-%m-%d} .. {valid_to:<10} "
                          f"believed {believed}")
     return lines
+
+
+def _run_line(run: EditorRun) -> str:
+    changed = {stage: sum(n for action, n in counts.items() if action != "kept_apart")
+               for stage, counts in run.counts.items()}
+    return (f"Editor run {run.run_id}: {run.operations} operations in {run.duration_s:.2f} s; "
+            + ", ".join(f"{stage} {n}" for stage, n in changed.items()))
 
 
 def _hit_line(hit) -> str:
