@@ -119,3 +119,15 @@ def test_duplicates_stop_ranking_as_separate_memories(store, user):
     hits = writer.recall("Radiohead live 2019", user_id=user, k=5)
     assert duplicates[0].src_id not in {h.memory_id for h in hits}
     assert duplicates[0].dst_id in {h.memory_id for h in hits}
+
+
+def test_moving_back_is_news_not_a_duplicate(store, user):
+    writer, editor = Writer(store), Editor(store)
+    writer.remember("I live in Seattle.", user_id=user, at=T)
+    writer.remember("I moved to Portland.", user_id=user, at=T + timedelta(days=60))
+    editor.run(user)
+    back = writer.remember("I live in Seattle.", user_id=user, at=T + timedelta(days=200))
+    assert back.fact_ids  # the fact is new; the repeated message itself re-sources its observation
+    editor.run(user)
+    profile = writer.profile(user)
+    assert profile["lives_in"].value == "Seattle" and profile["lives_in"].memory_id in back.fact_ids

@@ -180,9 +180,12 @@ class Writer:
         self, user_id: str, pending: list, batch: WriteBatch, result: RememberResult
     ) -> None:
         """An exact duplicate (same normalised text) re-sources the memory that exists."""
+        # Only a live memory absorbs a repeat: a superseded one ("lived in Seattle") told again is
+        # news (moved back), and a copy the Editor folded away points at its canonical memory.
         stored = {
             v.content_hash: v.memory_id
             for v in self.store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])
+            if v.status == "active"
         }
         first: dict[str, str] = {}
         kept = []
