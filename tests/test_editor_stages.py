@@ -265,3 +265,20 @@ class HandWrittenLLM:
         self.prompts.append(messages)
         return LLMReply(parsed=self.replies.pop(0), text="", model=self.name, tokens_in=100, tokens_out=10)
 
+
+
+def test_new_memories_naming_a_merged_entity_mention_its_canonical_one(sqlite):
+    def build(b):
+        for name, type_ in (("Acme Corp", "organization"), ("acme corp", "thing")):
+            e = b.entity(name, type_)
+            mem, _ = b.memory(f"{name} hired me")
+            b.edge(EdgeType.MENTIONS, mem.id, e.id)
+
+    b = write(sqlite, build)
+    Editor(sqlite).run(U)
+    [merge] = sqlite.get_edges(U, types=[EdgeType.MERGED_INTO])
+    late = write(sqlite, lambda nb: nb.edge(EdgeType.MENTIONS, nb.memory("They gave me a raise")[0].id, merge.src_id))
+    run = Editor(sqlite).run(U)
+    assert run.counts["entities"] == {"mention": 1}
+    mentioned = {e.dst_id for e in sqlite.get_edges(U, node_ids=[late.batch.memories[0].id], types=[EdgeType.MENTIONS])}
+    assert mentioned == {merge.src_id, merge.dst_id} and {e.id for e in b.batch.entities} == mentioned

@@ -134,6 +134,7 @@ def resolve_entities(view: GraphView, judge: Judge | None = None) -> StageResult
                 result.decisions.append(
                     Decision("kept_apart", a, "grey band, no model", b, {"looked alike": why})
                 )
+    result.decisions += _follow_merges(view, merged)
     for i in sorted(parent):
         root = find(i)
         if root == i:
@@ -156,6 +157,32 @@ def resolve_entities(view: GraphView, judge: Judge | None = None) -> StageResult
             )
         )
     return result
+
+
+def _follow_merges(view: GraphView, merged: set[str]) -> list[Decision]:
+    """New memories that name an entity merged by an earlier run also mention its canonical one."""
+    into = {e.src_id: e.dst_id for e in view.open_edges(EdgeType.MERGED_INTO)}
+    out = []
+    for memory_id in view.new_memory_ids():
+        mentioned = set(view.mentions.get(memory_id, ()))
+        for entity_id in sorted(mentioned & merged):
+            root, seen = entity_id, set()
+            while root in into and root not in seen:
+                seen.add(root)
+                root = into[root]
+            if root not in mentioned:
+                mentioned.add(root)
+                out.append(
+                    Decision(
+                        "mention",
+                        memory_id,
+                        "merged earlier",
+                        root,
+                        {"via": view.entities[entity_id].name},
+                        [edge(view, EdgeType.MENTIONS, memory_id, root)],
+                    )
+                )
+    return out
 
 
 def _keys(name: str, aliases: tuple[str, ...]) -> set[str]:
