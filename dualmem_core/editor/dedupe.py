@@ -19,11 +19,13 @@ the canonical memory (``FROM`` edges), so the sources of what was said twice are
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..store import EdgeType
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge
-from .text import conflict, features, jaccard
+from .text import TextFeatures, conflict, features, jaccard
 from .view import GraphView, object_key, subject_key
 
 STAGE = "dedupe"
@@ -46,6 +48,13 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
             older, newer = sorted((ra, rb), key=view.first_seen)
             parent[newer] = older
 
+    cache: dict[str, TextFeatures] = {}  # a memory meets several neighbours: parse it once per run
+
+    def parsed(text: str) -> TextFeatures:
+        if text not in cache:
+            cache[text] = features(text)
+        return cache[text]
+
     new_ids = [m for m in view.new_memory_ids() if view.live(m) and m not in canonical_of]
     grey: list[tuple[str, str, float]] = []
     seen: set[tuple[str, str]] = set()
@@ -66,7 +75,7 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
             if pair in seen:
                 continue
             seen.add(pair)
-            verdict, reason = _compare(view, memory_id, other, cosine, config)
+            verdict, reason = _compare(view, memory_id, other, cosine, config, parsed)
             if verdict is True:
                 same(memory_id, other, reason, cosine)
             elif verdict is None:
@@ -103,7 +112,14 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
     return result
 
 
-def _compare(view: GraphView, a: str, b: str, cosine: float, config: EditorConfig) -> tuple[bool | None, str]:
+def _compare(
+    view: GraphView,
+    a: str,
+    b: str,
+    cosine: float,
+    config: EditorConfig,
+    parsed: Callable[[str], TextFeatures],
+) -> tuple[bool | None, str]:
     """(True, rule) same; (False, rule) different; (None, "grey band") unproven."""
     va, vb = view.current[a], view.current[b]
     if va.predicate and vb.predicate:
@@ -118,7 +134,7 @@ def _compare(view: GraphView, a: str, b: str, cosine: float, config: EditorConfi
         return False, "same triple, other validity" if same else "different triple"
     if va.content_hash == vb.content_hash:
         return True, "same text"
-    fa, fb = features(va.text), features(vb.text)
+    fa, fb = parsed(va.text), parsed(vb.text)
     why = conflict(fa, fb)
     if why:
         return False, why

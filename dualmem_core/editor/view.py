@@ -118,18 +118,24 @@ class GraphView:
             return out
         row_of = {m: i for i, m in enumerate(ids)}
         asked = [m for m in memory_ids if m in row_of]
+        width = min(k, len(ids) - 1)
+        if width <= 0:
+            return out
         for start in range(0, len(asked), 512):
             chunk = asked[start : start + 512]
-            scores = matrix[[row_of[m] for m in chunk]] @ matrix.T
-            for row, memory_id in zip(scores, chunk, strict=True):
-                row[row_of[memory_id]] = -1.0
-                top = (
-                    np.argpartition(-row, min(k, len(row) - 1))[: k + 1]
-                    if len(row) > k
-                    else np.arange(len(row))
-                )
-                best = sorted(((float(row[j]), ids[j]) for j in top if row[j] >= threshold), reverse=True)
-                out[memory_id] = [(other, score) for score, other in best[:k]]
+            rows = np.array([row_of[m] for m in chunk])
+            scores = matrix[rows] @ matrix.T
+            scores[np.arange(len(chunk)), rows] = -1.0  # not its own neighbour
+            top = np.argpartition(-scores, width - 1, axis=1)[:, :width]
+            top_scores = np.take_along_axis(scores, top, axis=1)
+            order = np.argsort(-top_scores, axis=1)
+            top, top_scores = (
+                np.take_along_axis(top, order, axis=1),
+                np.take_along_axis(top_scores, order, axis=1),
+            )
+            for memory_id, cols, values in zip(chunk, top, top_scores, strict=True):
+                keep = values >= threshold
+                out[memory_id] = [(ids[j], float(v)) for j, v in zip(cols[keep], values[keep], strict=True)]
         return out
 
     def _vectors(self) -> tuple[list[str], np.ndarray]:
