@@ -7,7 +7,7 @@ import dataclasses
 from builders import Builder, at
 from conftest import vec
 
-from dualmem_core.editor import EditorConfig, GraphView, Judge, combine, run_all
+from dualmem_core.editor import EditorConfig, GraphView, Judge, combine, run_all, run_stage
 from dualmem_core.editor.invariants import INVARIANTS, apply_in_memory, check_change_set, check_graph
 from dualmem_core.store import Edge, EdgeType, UserGraph
 from dualmem_core.store import changes as ch
@@ -134,6 +134,12 @@ def test_violations_the_snapshot_already_had_are_marked_preexisting():
     assert failing(check_graph(graph)) == {"superseded_has_successor": [seattle]}
     [old] = check_change_set(graph, ch.ChangeSet(USER, "run-1", []))["superseded_has_successor"]
     assert old.preexisting
+    view = GraphView(graph)
+    rescored = combine(view, [run_stage("confidence", view, [], EditorConfig(), Judge(None))], "run-1")
+    added = [op.version.memory_id for op in rescored.operations if isinstance(op, ch.AddVersion)]
+    assert seattle in added
+    [still] = check_change_set(graph, rescored)["superseded_has_successor"]
+    assert still.preexisting, "rewriting the memory does not make its old problem the run's"
     stray = Edge(USER, EdgeType.SIMILAR_TO, seattle, "mem_nowhere")
     found = check_change_set(graph, ch.ChangeSet(USER, "run-1", [ch.AddEdge(stray)]))
     assert [v.preexisting for v in found["edges_within_user"]] == [False]

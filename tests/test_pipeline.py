@@ -1,38 +1,280 @@
-"""The Dagster layer: definitions load, and the snapshot asset exports a user's graph to Parquet."""
+"""The Dagster layer: definitions load; the Editor's assets run end to end on a real store, a stage
+reruns alone under the same run id, the blocking checks stop a bad change set, the schedule and
+the sensor request runs, and the rollback job restores the graph exactly."""
 
 from __future__ import annotations
 
-from builders import Builder
-from conftest import DIM, vec
-from dagster import DagsterInstance, materialize
+from datetime import UTC, datetime
 
-from dualmem_core import open_store
-from dualmem_core.store.snapshot import read_snapshot
+import pyarrow as pa
+import pytest
+from builders import Builder, at
+from conftest import DIM, vec
+from dagster import (
+    AssetCheckSeverity,
+    AssetIn,
+    DagsterRunStatus,
+    SkipReason,
+    asset,
+    build_schedule_context,
+    build_sensor_context,
+    instance_for_test,
+    materialize,
+)
+from dagster._core.test_utils import create_run_for_test
+
+from dualmem_core import Writer, open_store
+from dualmem_core.editor import STAGES, Decision, StageResult
+from dualmem_core.store import Edge, EdgeType
+from dualmem_core.store import changes as ch
+from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
+from dualmem_core.timeutil import FAR_FUTURE
 from dualmem_pipeline.definitions import defs
+from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
+from dualmem_pipeline.defs.editor.checks import change_set_invariants
+from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
+from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
+from dualmem_pipeline.defs.providers.resources import LLMResource
+from dualmem_pipeline.defs.rollback.jobs import rollback_job
 from dualmem_pipeline.defs.snapshot.assets import graph_snapshot
 from dualmem_pipeline.defs.store.resources import StoreResource
+from dualmem_pipeline.defs.users import users_partitions
+
+EDITOR = [graph_snapshot, *stage_assets, change_set, publish, change_set_invariants]
+MOVE = [
+    ("I live in Seattle.", datetime(2026, 1, 5, 18, tzinfo=UTC)),
+    ("I moved to Portland last week.", datetime(2026, 3, 2, 18, tzinfo=UTC)),
+]
 
 
-def test_definitions_load():
-    assert defs.resolve_asset_graph().get_all_asset_keys()
-    assert "store" in defs.resources
+@pytest.fixture
+def instance():
+    with instance_for_test() as instance:
+        yield instance
 
 
-def test_graph_snapshot_writes_the_users_graph(store_url, user, tmp_path, monkeypatch):
+@pytest.fixture
+def sqlite_url(tmp_path, monkeypatch) -> str:
+    monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(tmp_path / "snaps"))
+    return f"sqlite:///{tmp_path / 'memory.db'}"
+
+
+def say(url: str, user_id: str, messages: list[tuple[str, datetime]]) -> None:
+    with open_store(url, dimension=DIM) as store:
+        writer = Writer(store)
+        for i, (text, when) in enumerate(messages):
+            writer.remember(text, user_id=user_id, session_id=f"s{i}", at=when, source_id=f"m{i}")
+
+
+def run_editor(instance, url: str, user_id: str, assets=EDITOR, **kw):
+    if user_id not in instance.get_dynamic_partitions("users"):
+        instance.add_dynamic_partitions("users", [user_id])
+    resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()}
+    return materialize(assets, partition_key=user_id, instance=instance, resources=resources, **kw)
+
+
+def exported(url: str, user_id: str) -> dict[str, pa.Table]:
+    """Every record of the user, as sorted tables: equal only if every field of every record is."""
+    with open_store(url, dimension=DIM) as store:
+        tables = graph_to_tables(store.export_graph(user_id), DIM)
+    return {name: table.sort_by("id") for name, table in tables.items()}
+
+
+def same_tables(a: dict[str, pa.Table], b: dict[str, pa.Table]) -> bool:
+    return all(a[name].equals(b[name]) for name in a)
+
+
+def metadata(result, node: str) -> dict:
+    [materialization] = result.asset_materializations_for_node(node)
+    return {k: v.value for k, v in materialization.metadata.items()}
+
+
+def checks(result) -> dict[str, tuple[bool, AssetCheckSeverity]]:
+    return {e.check_name: (e.passed, e.severity) for e in result.get_asset_check_evaluations()}
+
+
+def test_definitions_load_the_whole_editor():
+    graph = defs.resolve_asset_graph()
+    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    assert keys == {"graph_snapshot", *STAGES, "change_set", "publish"}
+    assert {k.name for k in graph.asset_check_keys} == {
+        "one_belief_at_a_time", "superseded_has_successor", "edges_within_user", "no_merge_cycles",
+        "changes_within_user"}
+    assert {"store", "llm", "embedder"} <= set(defs.resources)
+    assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
+    assert defs.resolve_schedule_def("nightly_editor_schedule")
+    assert defs.resolve_sensor_def("new_memories_sensor")
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_graph_snapshot_writes_the_users_graph(store_url, user, tmp_path, monkeypatch, instance):
     monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(tmp_path / "snaps"))
     with open_store(store_url, dimension=DIM) as store:
         b = Builder(user)
         b.memory("Maya lives in Portland", vec(1), episode=b.episode("I moved to Portland"))
         store.write(b.batch)
         expected = store.export_graph(user)
-    instance = DagsterInstance.ephemeral()
-    instance.add_dynamic_partitions("users", [user])
-    result = materialize([graph_snapshot], partition_key=user, instance=instance,
-                         resources={"store": StoreResource(url=store_url, dimension=DIM)})
-    assert result.success
-    [materialization] = result.asset_materializations_for_node("graph_snapshot")
-    assert materialization.metadata["versions"].value == 1
-    folder = materialization.metadata["path"].value
-    snapshot = read_snapshot(folder)
+    result = run_editor(instance, store_url, user, assets=[graph_snapshot])
+    found = metadata(result, "graph_snapshot")
+    assert (found["versions"], found["new_memories"]) == (1, 1)
+    snapshot = read_snapshot(found["snapshot"])
     assert [v.id for v in snapshot.versions] == [v.id for v in expected.versions]
     assert [e.id for e in snapshot.edges] == [e.id for e in expected.edges]
+
+
+def test_the_editor_supersedes_a_move_and_leaves_other_users_alone(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    say(sqlite_url, "u2", [("I live in Oslo.", datetime(2026, 2, 1, tzinfo=UTC))])
+    others = exported(sqlite_url, "u2")
+    result = run_editor(instance, sqlite_url, "u1")
+    assert result.success
+    assert all(passed for passed, _ in checks(result).values()) and len(checks(result)) == 5
+    run_id = metadata(result, "graph_snapshot")["editor_run_id"]
+    for node in (*STAGES, "change_set", "publish"):
+        assert metadata(result, node)["editor_run_id"] == run_id
+    supersede = metadata(result, "supersede")
+    assert supersede["counts"] == {"supersede": 1}
+    assert supersede["sample"].records[0].data["action"] == "supersede"
+    assert metadata(result, "publish")["operations"] > 0
+
+    with open_store(sqlite_url, dimension=DIM) as store:
+        graph = store.export_graph("u1")
+        [run] = store.list_runs("u1")
+        assert run.run_id == run_id
+    believed = {v.object: v for v in graph.versions if v.predicate == "lives_in" and v.tx_to == FAR_FUTURE}
+    assert believed["Seattle"].status == "superseded"
+    assert believed["Seattle"].valid_to == believed["Portland"].valid_from
+    assert believed["Portland"].status == "active"
+    [link] = [e for e in graph.edges if e.type == EdgeType.SUPERSEDES]
+    assert (link.src_id, link.dst_id, link.created_by) == (
+        believed["Portland"].memory_id, believed["Seattle"].memory_id, run_id)
+    assert {m.review_state for m in graph.memories} == {"reviewed"}
+    assert same_tables(exported(sqlite_url, "u2"), others)
+
+
+def test_one_stage_reruns_alone_under_the_same_run_id(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    first = run_editor(instance, sqlite_url, "u1")
+    run_id = metadata(first, "graph_snapshot")["editor_run_id"]
+    published = exported(sqlite_url, "u1")
+
+    rerun = run_editor(instance, sqlite_url, "u1", selection=["supersede"])
+    assert [e.asset_key.to_user_string() for e in rerun.get_asset_materialization_events()] == ["supersede"]
+    assert metadata(rerun, "supersede")["editor_run_id"] == run_id
+    assert metadata(rerun, "supersede")["counts"] == metadata(first, "supersede")["counts"]
+
+    again = run_editor(instance, sqlite_url, "u1", selection=["change_set", "publish"])
+    assert again.success and metadata(again, "publish")["editor_run_id"] == run_id
+    with open_store(sqlite_url, dimension=DIM) as store:
+        assert [r.run_id for r in store.list_runs("u1")] == [run_id], "a run is published once"
+    assert same_tables(exported(sqlite_url, "u1"), published)
+
+
+@asset(
+    name="confidence",
+    partitions_def=users_partitions,
+    group_name="editor",
+    ins={name: AssetIn() for name in ("graph_snapshot", *STAGES[:-1])},
+)
+def corrupt_confidence(**inputs) -> StageResult:
+    """A stage gone wrong: it links one of the user's memories to another user's, and reviews that."""
+    graph = read_snapshot(inputs["graph_snapshot"].folder)
+    mine, theirs = graph.memories[0].id, "mem_of_another_user"
+    ops = [ch.AddEdge(Edge(graph.user_id, EdgeType.SIMILAR_TO, mine, theirs)),
+           ch.SetReviewState(theirs, "reviewed", expected="new")]
+    return StageResult("confidence", [Decision("relate", mine, "bug", theirs, {}, ops)])
+
+
+def test_a_change_set_that_breaks_an_invariant_is_not_published(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    before = exported(sqlite_url, "u1")
+    assets = [a for a in EDITOR if a not in stage_assets[-1:]] + [corrupt_confidence]
+    result = run_editor(instance, sqlite_url, "u1", assets=assets, raise_on_error=False)
+    assert not result.success
+    found = checks(result)
+    assert found["changes_within_user"] == (False, AssetCheckSeverity.ERROR)
+    assert found["edges_within_user"] == (False, AssetCheckSeverity.ERROR)
+    assert found["one_belief_at_a_time"][0] and found["no_merge_cycles"][0]
+    assert not result.asset_materializations_for_node("publish")
+    assert same_tables(exported(sqlite_url, "u1"), before)
+    with open_store(sqlite_url, dimension=DIM) as store:
+        assert store.list_runs("u1") == []
+
+
+def test_a_problem_the_graph_already_had_warns_and_still_publishes(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    with open_store(sqlite_url, dimension=DIM) as store:
+        b = Builder("u1")
+        orphan, _ = b.memory("I used to work at Initech", vec(1), status="superseded", valid_from=at(1))
+        store.write(b.batch)
+    result = run_editor(instance, sqlite_url, "u1")
+    assert result.success
+    assert checks(result)["superseded_has_successor"] == (False, AssetCheckSeverity.WARN)
+    [evaluation] = [e for e in result.get_asset_check_evaluations()
+                    if e.check_name == "superseded_has_successor"]
+    assert evaluation.metadata["preexisting"].value == 1
+    assert evaluation.metadata["violations"].value[0]["subject"] == orphan.id
+    assert metadata(result, "publish")["operations"] > 0
+
+
+def test_the_nightly_schedule_requests_one_run_per_user_not_in_flight(instance):
+    night = datetime(2026, 3, 3, 3, tzinfo=UTC)
+    [skip] = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    assert isinstance(skip, SkipReason)
+    instance.add_dynamic_partitions("users", ["u1", "u2"])
+    create_run_for_test(instance, job_name="editor_job", status=DagsterRunStatus.STARTED,
+                        tags={"dagster/partition": "u2"})
+    requests = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    assert [(r.partition_key, r.run_key) for r in requests] == [("u1", "nightly:u1:2026-03-03")]
+    assert nightly_editor_schedule.job_name == "editor_job"
+
+
+def test_the_sensor_adds_users_and_runs_them_after_enough_new_memories(instance, sqlite_url, monkeypatch):
+    monkeypatch.setenv("DUALMEM_EDITOR_NEW_MEMORIES", "4")
+    say(sqlite_url, "u1", MOVE)
+    say(sqlite_url, "u2", [("Hello there.", datetime(2026, 2, 1, tzinfo=UTC))])
+    store = StoreResource(url=sqlite_url, dimension=DIM)
+
+    def evaluate():
+        with build_sensor_context(instance=instance, resources={"store": store}) as context:
+            return new_memories_sensor(context)
+
+    first = evaluate()
+    [added] = first.dynamic_partitions_requests
+    assert (added.partitions_def_name, sorted(added.partition_keys)) == ("users", ["u1", "u2"])
+    assert [r.partition_key for r in first.run_requests] == ["u1"]
+    instance.add_dynamic_partitions("users", ["u1", "u2"])
+
+    assert run_editor(instance, sqlite_url, "u1").success
+    after_run = evaluate()
+    assert after_run.run_requests == [] and after_run.dynamic_partitions_requests == []
+    say(sqlite_url, "u1", [("I work at Acme.", datetime(2026, 3, 5, tzinfo=UTC)),
+                           ("My dog is called Rex.", datetime(2026, 3, 6, tzinfo=UTC))])
+    assert [r.partition_key for r in evaluate().run_requests] == ["u1"]
+    create_run_for_test(instance, job_name="editor_job", status=DagsterRunStatus.STARTING,
+                        tags={"dagster/partition": "u1"})
+    assert evaluate().run_requests == [], "one Editor run per user at a time"
+
+
+@pytest.mark.parametrize("given_user", [False, True])
+def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given_user):
+    say(sqlite_url, "u1", MOVE)
+    before = exported(sqlite_url, "u1")
+    run_id = metadata(run_editor(instance, sqlite_url, "u1"), "graph_snapshot")["editor_run_id"]
+    edited = exported(sqlite_url, "u1")
+    assert not same_tables(edited, before)
+
+    config = {"run_id": run_id, **({"user_id": "u1", "cascade": True} if given_user else {})}
+    result = rollback_job.execute_in_process(
+        run_config={"ops": {"rollback_editor_run": {"config": config}}},
+        resources={"store": StoreResource(url=sqlite_url, dimension=DIM)},
+        instance=instance,
+    )
+    assert result.success
+    after = exported(sqlite_url, "u1")
+    assert same_tables(after, before)
+    versions = after["versions"].to_pylist()
+    assert all(v["tx_to"] == FAR_FUTURE for v in versions)
+    assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
+    [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
+    assert observation.event_specific_data.asset_observation.metadata["rolled_back"].value == run_id

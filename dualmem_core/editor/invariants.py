@@ -13,8 +13,9 @@ the result is checked:
 * ``changes_within_user``: the change set is the user's, adds only the user's records and
   targets only records of the user's graph (or ones it adds itself).
 
-A violation the snapshot already had is marked ``preexisting``: the run did not cause it (a
-forgotten successor, say), and the caller decides whether that should stop a publish.
+A violation the snapshot already had (same invariant, same memory, edge or record) is marked
+``preexisting``: the run did not cause it (a forgotten successor, say), even if the run rewrote
+the memory meanwhile, and the caller decides whether that should stop a publish.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ _TARGETS = {ch.CloseVersion: ("version", "version_id"), ch.ReopenVersion: ("vers
 @dataclass(frozen=True, slots=True)
 class Violation:
     invariant: str
-    subject: str  # the id of the record it is about
+    subject: str  # the id of the record it is about: the same before and after a change set
     message: str
-    preexisting: bool = False  # the snapshot already had it, before the change set
+    preexisting: bool = False  # the snapshot already had a violation of this invariant here
 
 
 Violations = dict[str, list[Violation]]
@@ -112,12 +113,12 @@ def check_change_set(
     ``user_id``: whose run this is (the snapshot's user when None).
     """
     user_id = user_id or before.user_id
-    known = {(v.invariant, v.subject, v.message) for vs in check_graph(before).values() for v in vs}
+    known = {(v.invariant, v.subject) for vs in check_graph(before).values() for v in vs}
     after = check_graph(apply_in_memory(before, changes, at))
     after["changes_within_user"] = _foreign_changes(before, changes, user_id)
     return {
         name: [
-            dataclasses.replace(v, preexisting=True) if (v.invariant, v.subject, v.message) in known else v
+            dataclasses.replace(v, preexisting=True) if (v.invariant, v.subject) in known else v
             for v in after[name]
         ]
         for name in INVARIANTS

@@ -1,38 +1,63 @@
 """The snapshot: one user's graph as Parquet, the Editor's input and its rollback point."""
 
-
 import os
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
-from dagster import AssetExecutionContext, DynamicPartitionsDefinition, MetadataValue, asset
+from dagster import AssetExecutionContext, MetadataValue, asset
 
+from dualmem_core.editor import GraphView, new_run_id
 from dualmem_core.store.snapshot import write_snapshot
 
 from ..store.resources import StoreResource
+from ..users import users_partitions
 
-users_partitions = DynamicPartitionsDefinition(name="users")
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What every later asset of one Editor run reads: whose graph, where, under which run id.
+
+    The run id is made here, once per snapshot, so rerunning one stage later reuses it and
+    publishing that rerun is still the same Editor run.
+    """
+
+    user_id: str
+    run_id: str  # the Editor run's id, in the store's run record and its rollback
+    folder: str
+    snapshot_id: str  # the Dagster run that took it
 
 
-def snapshot_root() -> Path:
-    """``DUALMEM_SNAPSHOT_DIR``, else ``snapshots/`` under the Dagster home or the cwd."""
-    configured = os.environ.get("DUALMEM_SNAPSHOT_DIR")
+def snapshot_root(context: AssetExecutionContext) -> Path:
+    """``DUALMEM_SNAPSHOT_DIR``, else ``snapshots/`` in the Dagster instance's storage."""
+    configured = os.environ.get("DUALMEM_SNAPSHOT_DIR", "").strip()
     if configured:
         return Path(configured)
-    return Path(os.environ.get("DAGSTER_HOME", ".")) / "snapshots"
+    return Path(context.instance.storage_directory()) / "snapshots"
+
+
+@lru_cache(maxsize=2)
+def load_view(folder: str) -> GraphView:
+    """The snapshot's view, read once per process (every stage of a run reads the same one)."""
+    return GraphView.from_snapshot(folder)
 
 
 @asset(partitions_def=users_partitions, group_name="editor", kinds={"parquet"})
-def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> None:
+def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> Snapshot:
     """One user's whole graph (every version and edge) exported to Parquet for this run."""
     user_id = context.partition_key
     graph = store.store.export_graph(user_id)
-    folder = snapshot_root() / user_id.replace("/", "_") / context.run.run_id
-    write_snapshot(folder, graph, store.store.dimension)
+    run_id = new_run_id()
+    folder = write_snapshot(snapshot_root(context) / user_id.replace("/", "_") / run_id, graph,
+                            store.store.dimension)
     context.add_output_metadata({
-        "path": MetadataValue.path(str(folder)),
+        "snapshot": MetadataValue.path(str(folder)),
+        "editor_run_id": run_id,
         "episodes": len(graph.episodes),
         "memories": len(graph.memories),
+        "new_memories": sum(m.review_state == "new" for m in graph.memories),
         "versions": len(graph.versions),
         "entities": len(graph.entities),
         "edges": len(graph.edges),
     })
+    return Snapshot(user_id, run_id, str(folder), context.run.run_id)

@@ -7,6 +7,8 @@ from pydantic import PrivateAttr
 from dualmem_core import Store, open_store
 from dualmem_core.store import DEFAULT_DIMENSION
 
+from ..env import from_env
+
 
 class StoreResource(ConfigurableResource):
     """The memory graph. ``url`` empty means ``DUALMEM_STORE``, then the embedded default file.
@@ -22,6 +24,11 @@ class StoreResource(ConfigurableResource):
     password: str = ""
 
     _store: Store | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_env(cls) -> "StoreResource":
+        """The store ``DUALMEM_STORE`` names, through ``EnvVar``; the embedded file when unset."""
+        return cls(url=from_env("DUALMEM_STORE"))
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         options = {k: v for k, v in (("user", self.user), ("password", self.password)) if v}

@@ -1,0 +1,76 @@
+"""The checks that stand between a change set and the store: ``publish`` runs only if they pass.
+
+The invariants are ``dualmem_core.editor.invariants``; a violation this run would cause fails its
+check with severity ERROR and blocks publish. One the snapshot already had (say, a successor
+the user has since asked to forget) fails with WARN: it is shown, and the run still publishes,
+since refusing would stop the Editor for that user for good without repairing anything.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+from dagster import (
+    AssetCheckExecutionContext,
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetIn,
+    MetadataValue,
+    multi_asset_check,
+)
+
+from dualmem_core.editor.invariants import INVARIANTS, check_change_set
+from dualmem_core.store.changes import ChangeSet
+
+from ..snapshot.assets import Snapshot, load_view
+from ..users import users_partitions
+from .assets import change_set
+
+SHOWN = 20  # violations listed in a check's metadata
+_DESCRIPTIONS = {
+    "one_belief_at_a_time": "The versions of a memory believed now do not overlap in valid time.",
+    "superseded_has_successor": "A superseded memory is superseded by a memory still believed.",
+    "edges_within_user": "Every record and open edge stays inside the user's graph.",
+    "no_merge_cycles": "MERGED_INTO and DUPLICATE_OF edges form no cycle.",
+    "changes_within_user": "The change set adds and targets only the partition user's records.",
+}
+
+
+@multi_asset_check(
+    specs=[
+        AssetCheckSpec(
+            name,
+            asset=change_set,
+            additional_deps=["graph_snapshot"],
+            blocking=True,
+            description=_DESCRIPTIONS[name],
+            partitions_def=users_partitions,
+        )
+        for name in INVARIANTS
+    ],
+    ins={"change_set": AssetIn(), "graph_snapshot": AssetIn()},
+)
+def change_set_invariants(
+    context: AssetCheckExecutionContext, change_set: ChangeSet, graph_snapshot: Snapshot
+) -> Iterator[AssetCheckResult]:
+    """The change set applied to the snapshot in memory, and every invariant checked on the result."""
+    user_id = context.op_execution_context.partition_key
+    found = check_change_set(load_view(graph_snapshot.folder).graph, change_set, user_id)
+    for name in INVARIANTS:
+        caused = [v for v in found[name] if not v.preexisting]
+        metadata: dict[str, Any] = {
+            "editor_run_id": change_set.run_id,
+            "caused_by_run": len(caused),
+            "preexisting": len(found[name]) - len(caused),
+            "violations": MetadataValue.json(
+                [{"subject": v.subject, "message": v.message, "preexisting": v.preexisting}
+                 for v in found[name][:SHOWN]]
+            ),
+        }
+        yield AssetCheckResult(
+            check_name=name,
+            asset_key="change_set",
+            passed=not found[name],
+            severity=AssetCheckSeverity.WARN if found[name] and not caused else AssetCheckSeverity.ERROR,
+            metadata=metadata,
+        )

@@ -1,0 +1,59 @@
+"""The fast rate of the dual-rate trigger: a user's Editor runs once enough new memories arrive.
+
+"Since the last run" is measured against the memory count the latest ``graph_snapshot`` of the
+user recorded, so a run from any trigger (this sensor, the nightly schedule, the UI) resets it.
+"""
+
+import os
+
+from dagster import (
+    AssetKey,
+    AssetRecordsFilter,
+    DagsterInstance,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    sensor,
+)
+
+from ..store.resources import StoreResource
+from ..users import editor_run_in_flight, usable_partition_key, users_partitions
+from .jobs import editor_job
+
+DEFAULT_NEW_MEMORIES = 20
+
+
+def new_memories_threshold() -> int:
+    """``DUALMEM_EDITOR_NEW_MEMORIES``: how many new memories start a user's run (default 20)."""
+    raw = os.environ.get("DUALMEM_EDITOR_NEW_MEMORIES", "").strip()
+    return max(int(raw), 1) if raw else DEFAULT_NEW_MEMORIES
+
+
+def memories_at_last_snapshot(instance: DagsterInstance, user_id: str) -> int:
+    records = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("graph_snapshot"), asset_partitions=[user_id]), limit=1
+    ).records
+    if not records:
+        return 0
+    value = records[0].asset_materialization.metadata.get("memories")
+    return int(value.value) if value is not None else 0
+
+
+@sensor(job=editor_job, minimum_interval_seconds=60)
+def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) -> SensorResult:
+    """Adds a partition per new user; requests a user's run once N memories arrived since the last."""
+    threshold = new_memories_threshold()
+    known = set(context.instance.get_dynamic_partitions(users_partitions.name))
+    users = [u for u in store.store.list_users() if usable_partition_key(u)]
+    requests = []
+    for user_id in users:
+        memories = store.store.counts(user_id)["memories"]
+        arrived = memories - memories_at_last_snapshot(context.instance, user_id)
+        if arrived >= threshold and not editor_run_in_flight(context.instance, user_id, editor_job.name):
+            requests.append(RunRequest(run_key=f"new:{user_id}:{memories}", partition_key=user_id,
+                                       tags={"dualmem/trigger": "new_memories"}))
+    added = [u for u in users if u not in known]
+    return SensorResult(
+        run_requests=requests,
+        dynamic_partitions_requests=[users_partitions.build_add_request(added)] if added else [],
+    )

@@ -1,0 +1,28 @@
+"""Whom the Editor works for: one dynamic partition per user of the store."""
+
+from dagster import DagsterInstance, DagsterRunStatus, DynamicPartitionsDefinition, RunsFilter
+
+from dualmem_core.store.validate import check_user_id
+
+users_partitions = DynamicPartitionsDefinition(name="users")
+
+_IN_FLIGHT = [
+    DagsterRunStatus.QUEUED,
+    DagsterRunStatus.NOT_STARTED,
+    DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED,
+]
+
+
+def editor_run_in_flight(instance: DagsterInstance, user_id: str, job_name: str) -> bool:
+    """Whether a run of ``job_name`` for this user's partition is queued or running."""
+    runs = instance.get_run_records(
+        RunsFilter(job_name=job_name, tags={"dagster/partition": user_id}, statuses=_IN_FLIGHT), limit=1
+    )
+    return bool(runs)
+
+
+def usable_partition_key(user_id: str) -> bool:
+    """Dagster refuses a few characters in partition keys (``...``, control characters)."""
+    check_user_id(user_id)
+    return "..." not in user_id and all(c.isprintable() for c in user_id)
