@@ -5,17 +5,21 @@ the sensor request runs, and the rollback job restores the graph exactly."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
+import yaml
 from builders import Builder, at
 from conftest import DIM, vec
 from dagster import (
     AssetCheckSeverity,
     AssetIn,
     DagsterRunStatus,
+    EnvVar,
     SkipReason,
     asset,
+    build_resources,
     build_schedule_context,
     build_sensor_context,
     instance_for_test,
@@ -29,7 +33,7 @@ from dualmem_core.store import Edge, EdgeType
 from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
-from dualmem_pipeline.definitions import defs
+from dualmem_pipeline.definitions import defs, resources
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
@@ -104,6 +108,33 @@ def test_definitions_load_the_whole_editor():
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
     assert defs.resolve_sensor_def("new_memories_sensor")
+
+
+def test_resources_come_from_the_environment_at_run_time(sqlite_url, tmp_path, monkeypatch):
+    monkeypatch.setenv("DUALMEM_CACHE", str(tmp_path / "cache.sqlite"))
+    for name in ("DUALMEM_STORE", "DUALMEM_LLM_MODEL", "DUALMEM_LLM_BASE_URL", "DUALMEM_LLM_API_KEY",
+                 "DUALMEM_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    with build_resources(resources()) as built:
+        assert built.llm.llm is None, "no model configured: the rules decide alone"
+        assert built.embedder.embedder.dimension == DIM
+    say(sqlite_url, "u1", MOVE)
+    monkeypatch.setenv("DUALMEM_STORE", sqlite_url)
+    monkeypatch.setenv("DUALMEM_LLM_MODEL", "some-model")
+    monkeypatch.setenv("DUALMEM_LLM_API_KEY", "sk-test")
+    configured = resources()
+    assert isinstance(configured["store"].url, EnvVar)
+    with build_resources(configured) as built:
+        assert built.store.store.list_users() == ["u1"]
+        assert built.llm.llm is not None
+
+
+def test_the_instance_config_allows_one_editor_run_per_user():
+    with open(Path(__file__).parent.parent / "dagster.yaml") as f:
+        overrides = yaml.safe_load(f)
+    with instance_for_test(overrides=overrides) as instance:
+        [limit] = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits
+    assert limit == {"key": "dagster/partition", "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
 
 
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
