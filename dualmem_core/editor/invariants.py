@@ -1,17 +1,9 @@
 """What must hold of a user's graph after an Editor run, checked before anything is published.
 
 A change set is applied to the snapshot in memory (as a store would, every guard passing) and
-the result is checked:
-
-* ``one_belief_at_a_time``: the versions of one memory believed now do not overlap in valid time;
-* ``superseded_has_successor``: a memory believed superseded has a ``SUPERSEDES`` edge from a
-  memory that is still believed;
-* ``edges_within_user``: every record is the user's, and every open edge joins two of the
-  user's records of the kinds its type connects;
-* ``no_merge_cycles``: open ``MERGED_INTO`` (entities) and ``DUPLICATE_OF`` (memories) edges
-  form no cycle, so every chain ends at one canonical record;
-* ``changes_within_user``: the change set is the user's, adds only the user's records and
-  targets only records of the user's graph (or ones it adds itself).
+the result is checked against each of ``INVARIANTS``. An edge "joins the user's records" when
+both ends are records of the user's graph of the kinds its type connects; following
+``MERGED_INTO`` or ``DUPLICATE_OF`` must end at one canonical record, never loop.
 
 A violation the snapshot already had (same invariant, same memory, edge or record) is marked
 ``preexisting``: the run did not cause it (a forgotten successor, say), even if the run rewrote
@@ -29,13 +21,13 @@ from ..store import changes as ch
 from ..store.models import EDGE_ENDPOINTS, Edge, EdgeType, UserGraph
 from ..timeutil import FAR_FUTURE, utcnow
 
-INVARIANTS = (
-    "one_belief_at_a_time",
-    "superseded_has_successor",
-    "edges_within_user",
-    "no_merge_cycles",
-    "changes_within_user",
-)
+INVARIANTS = {
+    "one_belief_at_a_time": "The versions of a memory believed now do not overlap in valid time.",
+    "superseded_has_successor": "A memory believed superseded is superseded by a memory still believed.",
+    "edges_within_user": "Every record is the user's, and every open edge joins the user's records.",
+    "no_merge_cycles": "Open MERGED_INTO (entities) and DUPLICATE_OF (memories) edges form no cycle.",
+    "changes_within_user": "The change set adds and targets only records of the user's graph.",
+}
 _FOLDS = (EdgeType.MERGED_INTO, EdgeType.DUPLICATE_OF)
 _TABLES = {"memory": "memories", "version": "versions", "entity": "entities", "edge": "edges"}
 _ADDS = {ch.AddMemory: ("memory", "memory"), ch.AddVersion: ("version", "version"),

@@ -27,13 +27,6 @@ from ..users import users_partitions
 from .assets import change_set
 
 SHOWN = 20  # violations listed in a check's metadata
-_DESCRIPTIONS = {
-    "one_belief_at_a_time": "The versions of a memory believed now do not overlap in valid time.",
-    "superseded_has_successor": "A superseded memory is superseded by a memory still believed.",
-    "edges_within_user": "Every record and open edge stays inside the user's graph.",
-    "no_merge_cycles": "MERGED_INTO and DUPLICATE_OF edges form no cycle.",
-    "changes_within_user": "The change set adds and targets only the partition user's records.",
-}
 
 
 @multi_asset_check(
@@ -43,7 +36,7 @@ _DESCRIPTIONS = {
             asset=change_set,
             additional_deps=["graph_snapshot"],
             blocking=True,
-            description=_DESCRIPTIONS[name],
+            description=INVARIANTS[name],
             partitions_def=users_partitions,
         )
         for name in INVARIANTS
