@@ -37,6 +37,8 @@ SHOWN = 20  # violations listed in a check's metadata
             additional_deps=["graph_snapshot"],
             blocking=True,
             description=INVARIANTS[name],
+            # A partitioned check loads only its user's change set; without it, every user's.
+            # (In preview in Dagster 1.13, hence its PreviewWarning.)
             partitions_def=users_partitions,
         )
         for name in INVARIANTS
