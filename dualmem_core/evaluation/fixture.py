@@ -33,8 +33,18 @@ QUESTION_KINDS = ("present", "past", "as_of", "multi")
 
 _MESSAGE_FIELDS = {"part", "user_id", "session_id", "source_id", "at", "role", "content"}
 _GOLD_KEYS = {"facts", "duplicates", "updates", "entities", "questions"}
-_FACT_FIELDS = {"id", "user_id", "sources", "statement", "subject", "predicate", "object", "valid_from",
-                "valid_to", "current"}
+_FACT_FIELDS = {
+    "id",
+    "user_id",
+    "sources",
+    "statement",
+    "subject",
+    "predicate",
+    "object",
+    "valid_from",
+    "valid_to",
+    "current",
+}
 _FACT_OPTIONAL = {"negated"}
 _DUPLICATE_FIELDS = {"user_id", "sources"}
 _UPDATE_FIELDS = {"user_id", "chain"}
@@ -233,7 +243,9 @@ def _read_messages(path: Path) -> list[Message]:
                     f"({last_at[user][0].isoformat()}); times must increase within a user"
                 )
             last_at[user] = (at, lineno)
-            messages.append(Message(raw["part"], user, raw["session_id"], sid, at, raw["role"], raw["content"]))
+            messages.append(
+                Message(raw["part"], user, raw["session_id"], sid, at, raw["role"], raw["content"])
+            )
     if not messages:
         raise InvalidInput(f"{name}: no messages")
     return messages
@@ -297,7 +309,9 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
         for sid in sources:
             m = source(sid, where, user, "source")
             if m.role != "user":
-                raise InvalidInput(f"{where}: source {sid!r} is an assistant message; facts come from the user")
+                raise InvalidInput(
+                    f"{where}: source {sid!r} is an assistant message; facts come from the user"
+                )
             texts.append(m.content)
         for key in ("statement", "subject", "predicate", "object"):
             _need_str(item[key], where, key)
@@ -321,8 +335,19 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
         negated = item.get("negated", False)
         if not isinstance(negated, bool):
             raise InvalidInput(f"{where}: negated must be true or false")
-        fact = GoldFact(fid, user, tuple(sources), item["statement"], item["subject"], pred, obj,
-                        valid_from, valid_to, current, negated)
+        fact = GoldFact(
+            fid,
+            user,
+            tuple(sources),
+            item["statement"],
+            item["subject"],
+            pred,
+            obj,
+            valid_from,
+            valid_to,
+            current,
+            negated,
+        )
         facts.append(fact)
         fact_by_id[fid] = fact
 
@@ -347,9 +372,13 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
     clusters = {(d.user_id, frozenset(d.sources)) for d in duplicates}
     expected = {(f.user_id, frozenset(f.sources)) for f in facts if len(f.sources) >= 2}
     for user, srcs in sorted(expected - clusters, key=lambda x: (x[0], sorted(x[1]))):
-        raise InvalidInput(f"{name} duplicates: no cluster for the sources {sorted(srcs)} of a fact of {user!r}")
+        raise InvalidInput(
+            f"{name} duplicates: no cluster for the sources {sorted(srcs)} of a fact of {user!r}"
+        )
     for user, srcs in sorted(clusters - expected, key=lambda x: (x[0], sorted(x[1]))):
-        raise InvalidInput(f"{name} duplicates: cluster {sorted(srcs)} of {user!r} is not the sources of any fact")
+        raise InvalidInput(
+            f"{name} duplicates: cluster {sorted(srcs)} of {user!r} is not the sources of any fact"
+        )
 
     updates: list[UpdateChain] = []
     for i, item in enumerate(raw["updates"]):
@@ -370,12 +399,16 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
                     f"({first.subject}, {first.predicate})"
                 )
         if not predicates.is_single_valued(first.predicate):
-            raise InvalidInput(f"{where}: {first.predicate!r} is multi-valued; chains are for single-valued facts")
+            raise InvalidInput(
+                f"{where}: {first.predicate!r} is multi-valued; chains are for single-valued facts"
+            )
         for older, newer in zip(links, links[1:], strict=False):
             if older.current:
                 raise InvalidInput(f"{where}: {older.id} is current but a newer fact ({newer.id}) follows it")
             if older.valid_from and newer.valid_from and newer.valid_from < older.valid_from:
-                raise InvalidInput(f"{where}: {newer.id} starts before {older.id}; list the chain oldest first")
+                raise InvalidInput(
+                    f"{where}: {newer.id} starts before {older.id}; list the chain oldest first"
+                )
         updates.append(UpdateChain(user, tuple(chain)))
 
     entities: list[GoldEntity] = []
@@ -450,9 +483,14 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
         for fid in stale:
             fact_ref(fid, where, user, "stale fact")
         if set(answers) & set(stale):
-            raise InvalidInput(f"{where}: {sorted(set(answers) & set(stale))} listed as both answer and stale")
-        questions.append(Question(qid, item["part"], user, item["question"], asked_at, as_of, kind,
-                                  tuple(answers), tuple(stale)))
+            raise InvalidInput(
+                f"{where}: {sorted(set(answers) & set(stale))} listed as both answer and stale"
+            )
+        questions.append(
+            Question(
+                qid, item["part"], user, item["question"], asked_at, as_of, kind, tuple(answers), tuple(stale)
+            )
+        )
 
     return Fixture(messages, facts, duplicates, updates, entities, questions)
 
@@ -507,4 +545,3 @@ def _date(value: Any, where: str, key: str, nullable: bool) -> date | None:
         return date.fromisoformat(value)
     except ValueError:
         raise InvalidInput(f"{where}: {key} {value!r} is not a real date") from None
-
