@@ -19,12 +19,17 @@ def resources() -> dict[str, object]:
             "embedder": EmbedderResource.from_env()}
 
 
-defs = Definitions(
-    assets=[graph_snapshot, *stage_assets, change_set, publish],
-    asset_checks=[change_set_invariants],
-    jobs=[editor_job, rollback_job],
-    schedules=[nightly_editor_schedule],
-    sensors=[new_memories_sensor],
-    resources=resources(),
-    executor=in_process_executor,
-)
+def build_definitions() -> Definitions:
+    """Everything, with resources read from the environment as it is now."""
+    return Definitions(
+        assets=[graph_snapshot, *stage_assets, change_set, publish],
+        asset_checks=[change_set_invariants],
+        jobs=[editor_job, rollback_job],
+        schedules=[nightly_editor_schedule],
+        sensors=[new_memories_sensor],
+        resources=resources(),
+        executor=in_process_executor,
+    )
+
+
+defs = build_definitions()

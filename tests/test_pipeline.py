@@ -29,11 +29,12 @@ from dagster._core.test_utils import create_run_for_test
 
 from dualmem_core import Writer, open_store
 from dualmem_core.editor import STAGES, Decision, StageResult
+from dualmem_core.editor.invariants import INVARIANTS
 from dualmem_core.store import Edge, EdgeType
 from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
-from dualmem_pipeline.definitions import defs, resources
+from dualmem_pipeline.definitions import build_definitions, defs, resources
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
@@ -101,9 +102,7 @@ def test_definitions_load_the_whole_editor():
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == {"graph_snapshot", *STAGES, "change_set", "publish"}
-    assert {k.name for k in graph.asset_check_keys} == {
-        "one_belief_at_a_time", "superseded_has_successor", "edges_within_user", "no_merge_cycles",
-        "changes_within_user"}
+    assert {k.name for k in graph.asset_check_keys} == set(INVARIANTS)
     assert {"store", "llm", "embedder"} <= set(defs.resources)
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
@@ -181,6 +180,19 @@ def test_the_editor_supersedes_a_move_and_leaves_other_users_alone(instance, sql
         believed["Portland"].memory_id, believed["Seattle"].memory_id, run_id)
     assert {m.review_state for m in graph.memories} == {"reviewed"}
     assert same_tables(exported(sqlite_url, "u2"), others)
+
+
+def test_the_editor_job_runs_as_deployed(instance, sqlite_url, monkeypatch):
+    """The job the schedule and the sensor launch, with the resources the environment names."""
+    say(sqlite_url, "u1", MOVE)
+    monkeypatch.setenv("DUALMEM_STORE", sqlite_url)
+    job = build_definitions().resolve_job_def("editor_job")
+    instance.add_dynamic_partitions("users", ["u1"])
+    result = job.execute_in_process(partition_key="u1", instance=instance)
+    assert result.success
+    assert {e.check_name for e in result.get_asset_check_evaluations() if e.passed} == set(INVARIANTS)
+    with open_store(sqlite_url, dimension=DIM) as store:
+        assert len(store.list_runs("u1")) == 1
 
 
 def test_one_stage_reruns_alone_under_the_same_run_id(instance, sqlite_url):
