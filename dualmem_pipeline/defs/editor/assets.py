@@ -108,6 +108,8 @@ def publish(context: AssetExecutionContext, store: StoreResource, **inputs: Any)
     """The change set applied to the store in one transaction under the run id (once per run)."""
     snapshot: Snapshot = inputs["graph_snapshot"]
     results: list[StageResult] = [inputs[name] for name in STAGES]
+    # Editor.publish combines the results again (the same operations as the checked change set
+    # but for fresh ids of revised versions) and records the run's counts and touched ids.
     run = Editor(store.store).publish(
         load_view(snapshot.folder), results, snapshot.run_id, snapshot=snapshot.folder
     )
