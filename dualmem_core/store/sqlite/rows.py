@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from ...timeutil import from_micros, to_micros
+from ...timeutil import to_micros
 from ..models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion
 
 EPISODE_COLUMNS = ("id, user_id, text, observed_at, source_id, speaker, role, agent_id, "
@@ -32,6 +32,14 @@ def prefixed(columns: str, alias: str) -> str:
 
 def _t(value: datetime | None, default: int) -> int:
     return default if value is None else to_micros(value)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def from_micros(value: int) -> datetime:
+    """``timeutil.from_micros``, without its per-call import: rows convert thousands of these."""
+    return _EPOCH + timedelta(microseconds=value)
 
 
 def _dt(value: int | None) -> datetime | None:

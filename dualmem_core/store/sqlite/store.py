@@ -44,6 +44,7 @@ from ..planning import (
     plan_changes,
 )
 from . import rows as R
+from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -82,6 +83,8 @@ class SQLiteStore(Store):
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._caches: dict[str, UserVectors] = {}
+        self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
+        self._tokenizer: Tokenizer | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -164,6 +167,10 @@ class SQLiteStore(Store):
                 conn.close()
             self._connections.clear()
             self._caches.clear()
+            self._texts.clear()
+            if self._tokenizer is not None:
+                self._tokenizer.close()
+                self._tokenizer = None
         self._local = threading.local()
 
     # -- shared steps ---------------------------------------------------------------------
@@ -223,19 +230,28 @@ class SQLiteStore(Store):
         self._extend_cache(user_id, generation, batch, now)
 
     def _extend_cache(self, user_id: str, generation: int, batch: WriteBatch, now: int) -> None:
-        """Append a committed batch's vectors to the cache, or drop the cache if it fell behind."""
+        """Append a committed batch to the user's caches, or drop those that fell behind."""
         memories = {m.id: m for m in batch.memories}
         with self._lock:
-            cache = self._caches.get(user_id)
-            if cache is None:
-                return
+            cache, text = self._caches.get(user_id), self._texts.get(user_id)
+            if text is not None and text.generation != generation - 1:
+                del self._texts[user_id]
+                text = None
             embedded = [v for v in batch.versions if v.embedding is not None]
-            if cache.generation != generation - 1 or any(v.memory_id not in memories for v in embedded):
+            if cache is not None and (cache.generation != generation - 1
+                                      or any(v.memory_id not in memories for v in embedded)):
                 del self._caches[user_id]
+                cache = None
+            if cache is None and text is None:
                 return
             rids = dict(self._conn().execute(
                 "SELECT id, rid FROM versions WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps([v.id for v in embedded]),)).fetchall()) if embedded else {}
+                (json.dumps([v.id for v in batch.versions]),)).fetchall()) if batch.versions else {}
+            if text is not None:  # tokenized by the next search, not on the write path
+                text.pending += [(rids[v.id], v.text) for v in batch.versions]
+                text.generation = generation
+            if cache is None:
+                return
             cache.append([
                 (rids[v.id], np.asarray(v.embedding, dtype=np.float32).tobytes(),
                  to_micros(v.valid_from), to_micros(v.valid_to),
@@ -248,6 +264,7 @@ class SQLiteStore(Store):
     def _drop_cache(self, user_id: str) -> None:
         with self._lock:
             self._caches.pop(user_id, None)
+            self._texts.pop(user_id, None)
 
     def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
         now = utcnow()
@@ -445,9 +462,83 @@ class SQLiteStore(Store):
                 if rid in found]
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
+        conn = self._conn()
+        ranked = self._text_ranked(conn, terms, flt.user_id)
+        if ranked is None:  # a word that is a phrase to FTS5: FTS5 itself ranks
+            return self._fts_search(conn, terms, flt, k)
+        # Best first, checked against the filters a page at a time until k pass: what ranking
+        # every match in FTS5 and joining the filters would return, equal scores by rowid.
+        rids, scores = ranked
+        top: list[tuple[int, float]] = []
+        start, page = 0, max(k * 10, 100)
+        while len(top) < k and start < rids.size:
+            chunk = best(rids, scores, start + page)[start:]
+            admitted = self._admitted(conn, [rid for rid, _ in chunk], flt)
+            top += [(rid, score) for rid, score in chunk if rid in admitted]
+            start, page = start + page, 2 * page
+        return self._hits(top[:k])
+
+    def _text_ranked(self, conn: sqlite3.Connection, terms: list[str],
+                     user_id: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rids, bm25 scores) of the user's rows matching a term, from the in-process postings
+        (``text.py``); None when a term is not one token."""
+        with self._lock:
+            if self._tokenizer is None:
+                self._tokenizer = Tokenizer()
+            tokenizer = self._tokenizer
+        tokens = tokenizer.phrases(terms)
+        if tokens is None:
+            return None
+        index = self._user_text(user_id)
+        row = conn.execute("SELECT block FROM versions_fts_data WHERE id = 1").fetchone()
+        totals = varints(row[0]) if row else []
+        if len(totals) < 2 or totals[0] == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        total_rows, total_tokens = totals[0], sum(totals[1:])
+        with self._lock:
+            index.settle(tokenizer)
+            mine = len(index.rids)
+        hits = None if mine == total_rows else self._global_hits(conn, tokens)
+        with self._lock:
+            return index.ranked(tokens, total_rows, total_tokens, hits)
+
+    @staticmethod
+    def _global_hits(conn: sqlite3.Connection, tokens: list[str]) -> dict[str, int]:
+        """Rows holding each token in the text column, over every tenant (FTS5's idf counts)."""
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dualmem_vocab "
+                     "USING fts5vocab (main, versions_fts, 'col')")
+        hits = {}
+        for token in dict.fromkeys(tokens):
+            row = conn.execute("SELECT doc FROM temp.dualmem_vocab WHERE term = ? AND col = 'text'",
+                               (token,)).fetchone()
+            hits[token] = row[0] if row else 0
+        return hits
+
+    def _user_text(self, user_id: str) -> UserText:
+        """The user's full-text postings, rebuilt when another process or connection wrote."""
+        with self._lock:
+            index = self._texts.get(user_id)
+        if index is not None and index.generation == self._generation(user_id):
+            return index
+        with self._tx(write=False) as conn:
+            generation = conn.execute("SELECT generation FROM user_generation WHERE user_id = ?",
+                                      (user_id,)).fetchone()
+            rows = conn.execute("SELECT rid, text FROM versions WHERE user_id = ? ORDER BY rid",
+                                (user_id,)).fetchall()
+        with self._lock:
+            tokenizer = self._tokenizer
+        assert tokenizer is not None
+        _, key_length = tokenizer.counts([(1, f"u{user_id.encode().hex()}")])
+        index = UserText(0 if generation is None else generation[0], key_length.get(1, 0))
+        index.add(tokenizer, rows)
+        with self._lock:
+            self._texts[user_id] = index
+        return index
+
+    def _fts_search(self, conn: sqlite3.Connection, terms: list[str], flt: SearchFilter,
+                    k: int) -> list[SearchHit]:
         words = " OR ".join(f'"{t}"' for t in terms)
         match = f'user_key:"u{flt.user_id.encode().hex()}" AND text:({words})'
-        conn = self._conn()
         # First the index alone, over-fetched: ranking inside FTS5 is several times cheaper
         # than joining every match. Only if the filters then leave fewer than k, rank them all.
         fetch = max(k * 10, 100)
@@ -466,6 +557,8 @@ class SQLiteStore(Store):
         if not rids:
             return set()
         where, params = _filter_sql(flt)
+        # "+v.user_id" keeps SQLite on the rowids: by the user's time index it scans the user.
+        where = where.replace("v.user_id = ?", "+v.user_id = ?", 1)
         join = " JOIN memories m ON m.id = v.memory_id" if _needs_memory(flt) else ""
         rows = conn.execute(f"SELECT v.rid FROM versions v{join} WHERE v.rid IN "
                             f"(SELECT value FROM json_each(?)) AND {where}",
@@ -531,8 +624,9 @@ class SQLiteStore(Store):
                       all_versions: bool, embeddings: bool) -> list[MemoryVersion]:
         where, params = _tx_sql("", known_at, all_versions)
         columns = R.VERSION_COLUMNS if embeddings else R.VERSION_COLUMNS.replace("embedding", "NULL")
-        query = (f"SELECT {columns} FROM versions WHERE user_id = ? AND {where} "
-                 "AND memory_id IN ({}) ORDER BY memory_id, tx_from, valid_from, id")
+        # Pinned: with a few dozen ids SQLite would rather scan the user by the time index.
+        query = (f"SELECT {columns} FROM versions INDEXED BY versions_by_memory WHERE user_id = ? "
+                 f"AND {where} AND memory_id IN ({{}}) ORDER BY memory_id, tx_from, valid_from, id")
         rows = _select_in(self._conn(), query, memory_ids, (user_id, *params))
         return [R.to_version(r) for chunk in rows for r in chunk]
 
@@ -555,8 +649,8 @@ class SQLiteStore(Store):
         return [R.to_edge(r) for r in rows]
 
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
-        query = (f"SELECT {R.VERSION_COLUMNS} FROM versions WHERE user_id = ? AND tx_to = ? "
-                 "AND content_hash IN ({}) ORDER BY tx_from, id")
+        query = (f"SELECT {R.VERSION_COLUMNS} FROM versions INDEXED BY versions_by_hash "
+                 "WHERE user_id = ? AND tx_to = ? AND content_hash IN ({}) ORDER BY tx_from, id")
         rows = _select_in(self._conn(), query, hashes, (user_id, FAR))
         return [R.to_version(r) for chunk in rows for r in chunk]
 
