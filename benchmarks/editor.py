@@ -156,7 +156,9 @@ def main() -> None:
     for kind, size in plan:
         log(f"{kind} {size} ...")
         out = subprocess.run([sys.executable, "-m", "benchmarks.editor", "--one", f"{kind}:{size}",
-                              "--new", str(args.new)], capture_output=True, text=True, check=True)
+                              "--new", str(args.new)], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"{kind} {size} failed:\n{out.stderr}")
         for row in json.loads(out.stdout.strip().splitlines()[-1]):
             rows.append(row)
             log(f"  {row}")

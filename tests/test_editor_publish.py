@@ -16,15 +16,19 @@ T = datetime(2026, 1, 5, 12, tzinfo=UTC)
 
 def tell(writer, user, *texts, start=0):
     for i, text in enumerate(texts, start):
-        writer.remember(text, user_id=user, session_id=f"s{i % 2}", at=T + timedelta(days=30 * i), source_id=f"m{i}")
+        writer.remember(
+            text, user_id=user, session_id=f"s{i % 2}", at=T + timedelta(days=30 * i), source_id=f"m{i}"
+        )
 
 
 def fingerprint(store, user):
     """What a run may change: versions with their intervals and status, open edges, review states."""
     g = store.export_graph(user)
-    return (sorted((v.id, v.status, v.valid_to, v.tx_to) for v in g.versions),
-            sorted((e.id, e.type, e.src_id, e.dst_id) for e in g.edges if e.tx_to == FAR_FUTURE),
-            sorted((m.id, m.review_state) for m in g.memories))
+    return (
+        sorted((v.id, v.status, v.valid_to, v.tx_to) for v in g.versions),
+        sorted((e.id, e.type, e.src_id, e.dst_id) for e in g.edges if e.tx_to == FAR_FUTURE),
+        sorted((m.id, m.review_state) for m in g.memories),
+    )
 
 
 def test_a_run_publishes_once_and_a_rerun_is_empty(store, user):
@@ -34,8 +38,11 @@ def test_a_run_publishes_once_and_a_rerun_is_empty(store, user):
     run = editor.run(user)
     assert run.counts["supersede"] == {"supersede": 1} and run.operations > 0 and not run.skipped
     assert editor.run(user).operations == 0  # nothing new: a fixpoint
-    [hit] = [h for h in writer.recall("Where does the user live?", user_id=user, k=5) if "Seattle" in h.text
-             and h.kind == "fact"]
+    [hit] = [
+        h
+        for h in writer.recall("Where does the user live?", user_id=user, k=5)
+        if "Seattle" in h.text and h.kind == "fact"
+    ]
     assert not hit.current and hit.valid_to < FAR_FUTURE
     [record] = editor.runs(user)
     assert (record.run_id, record.counts, record.operations) == (run.run_id, run.counts, run.operations)
@@ -53,7 +60,9 @@ def test_publishing_the_same_run_twice_applies_it_once(store, user):
 
 def test_rollback_restores_the_graph_and_keeps_the_writers_new_memories(store, user):
     writer = Writer(store)
-    tell(writer, user, "I live in Seattle.", "I work at Acme.", "I moved to Portland.", "I work at Globex now.")
+    tell(
+        writer, user, "I live in Seattle.", "I work at Acme.", "I moved to Portland.", "I work at Globex now."
+    )
     before = fingerprint(store, user)
     editor = Editor(store)
     run = editor.run(user)
@@ -63,7 +72,9 @@ def test_rollback_restores_the_graph_and_keeps_the_writers_new_memories(store, u
     assert undo.kind == "rollback" and undo.rollback_of == run.run_id and not undo.skipped
     now = fingerprint(store, user)
     new_ids = set(added.memory_ids)
-    assert [v for v in now[0] if not any(v[0] == x.id for x in store.get_versions(user, list(new_ids)))] == before[0]
+    assert [
+        v for v in now[0] if not any(v[0] == x.id for x in store.get_versions(user, list(new_ids)))
+    ] == before[0]
     assert {m for m, _ in now[2]} - {m for m, _ in before[2]} == new_ids
     assert editor.rollback(run.run_id).run_id == undo.run_id  # twice is once
     assert [r.kind for r in editor.runs(user)] == ["edit", "rollback"]
@@ -109,10 +120,15 @@ def test_bad_rollback_requests_say_what_is_wrong(store, user):
 
 def test_duplicates_stop_ranking_as_separate_memories(store, user):
     writer = Writer(store)
-    writer.remember("My favourite band is Radiohead and I saw them live in 2019", user_id=user, at=T,
-                    session_id="a")
-    writer.remember("My favourite band is Radiohead, and I saw them live in 2019!", user_id=user,
-                    at=T + timedelta(days=3), session_id="b")
+    writer.remember(
+        "My favourite band is Radiohead and I saw them live in 2019", user_id=user, at=T, session_id="a"
+    )
+    writer.remember(
+        "My favourite band is Radiohead, and I saw them live in 2019!",
+        user_id=user,
+        at=T + timedelta(days=3),
+        session_id="b",
+    )
     Editor(store).run(user)
     duplicates = store.get_edges(user, types=[EdgeType.DUPLICATE_OF])
     assert len(duplicates) == 1
@@ -131,3 +147,14 @@ def test_moving_back_is_news_not_a_duplicate(store, user):
     editor.run(user)
     profile = writer.profile(user)
     assert profile["lives_in"].value == "Seattle" and profile["lives_in"].memory_id in back.fact_ids
+
+
+def test_forgetting_the_newer_fact_restores_the_older_one(store, user):
+    writer, editor = Writer(store), Editor(store)
+    tell(writer, user, "I live in Seattle.", "I moved to Portland.")
+    editor.run(user)
+    assert writer.profile(user)["lives_in"].value == "Portland"
+    writer.forget(user_id=user, source_ids=["m1"])
+    run = editor.run(user)
+    assert run.counts["supersede"] == {"restore": 1}
+    assert writer.profile(user)["lives_in"].value == "Seattle"

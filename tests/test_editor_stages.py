@@ -13,7 +13,6 @@ from dualmem_core import Editor, open_store
 from dualmem_core.editor import EditorConfig, GraphView, Judge, run_all
 from dualmem_core.editor.dedupe import deduplicate
 from dualmem_core.editor.entities import resolve_entities
-from dualmem_core.editor.relations import mine_relations
 from dualmem_core.editor.supersede import supersede
 from dualmem_core.providers import HashingEmbedder
 from dualmem_core.providers.llm import LLMReply
@@ -45,11 +44,14 @@ def view_of(store) -> GraphView:
 
 def fact(b: Builder, text, subject, predicate, obj, when, **kw):
     ep = b.episode(text, when, session_id=kw.pop("session", None))
-    mem, ver = b.memory(text, valid_from=when, episode=ep, subject=subject, predicate=predicate, object=obj, **kw)
+    mem, ver = b.memory(
+        text, valid_from=when, episode=ep, subject=subject, predicate=predicate, object=obj, **kw
+    )
     return mem
 
 
-def observation(b: Builder, text, when=at(1), session=None):
+def observation(b: Builder, text, when=None, session=None):
+    when = when or at(1)
     ep = b.episode(text, when, session_id=session)
     mem, _ = b.memory(text, valid_from=when, kind="observation", episode=ep)
     return mem
@@ -73,11 +75,14 @@ def test_copies_point_at_the_oldest_and_bring_their_sources(sqlite):
     assert provenance == {first.batch.episodes[0].id, second.batch.episodes[0].id}
 
 
-@pytest.mark.parametrize(("older", "newer", "why"), [
-    ("We have 3 kids and a dog", "We have 4 kids and a dog", "different numbers"),
-    ("I like jazz on rainy evenings", "I don't like jazz on rainy evenings", "opposite polarity"),
-    ("Lunch with Sarah on Friday at noon", "Lunch with Maria on Friday at noon", "different names"),
-])
+@pytest.mark.parametrize(
+    ("older", "newer", "why"),
+    [
+        ("We have 3 kids and a dog", "We have 4 kids and a dog", "different numbers"),
+        ("I like jazz on rainy evenings", "I don't like jazz on rainy evenings", "opposite polarity"),
+        ("Lunch with Sarah on Friday at noon", "Lunch with Maria on Friday at noon", "different names"),
+    ],
+)
 def test_near_is_not_equal(sqlite, older, newer, why):
     write(sqlite, lambda b: observation(b, older, at(1)))
     write(sqlite, lambda b: observation(b, newer, at(2)))
@@ -96,7 +101,10 @@ def test_an_implied_fact_is_not_a_duplicate(sqlite):
 def test_facts_are_the_same_when_their_triples_are(sqlite):
     write(sqlite, lambda b: fact(b, "user lives in Portland", "user", "lives_in", "Portland", at(1)))
     write(sqlite, lambda b: fact(b, "The user lives in Portland.", "user", "lives_in", "portland", at(2)))
-    write(sqlite, lambda b: fact(b, "user lives in Portland, Maine", "user", "lives_in", "Portland, Maine", at(3)))
+    write(
+        sqlite,
+        lambda b: fact(b, "user lives in Portland, Maine", "user", "lives_in", "Portland, Maine", at(3)),
+    )
     result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
     assert sorted(d.reason for d in result.decisions if d.action == "duplicate") == ["same triple"]
 
@@ -130,7 +138,9 @@ def test_a_garbled_llm_reply_keeps_pairs_apart_and_is_counted(sqlite):
 def _moves(sqlite, *moves):
     ids = []
     for city, month in moves:
-        b = write(sqlite, lambda b, c=city, m=month: fact(b, f"user lives in {c}", "user", "lives_in", c, at(m)))
+        b = write(
+            sqlite, lambda b, c=city, m=month: fact(b, f"user lives in {c}", "user", "lives_in", c, at(m))
+        )
         ids.append(b.batch.memories[0].id)
     return ids
 
@@ -157,7 +167,11 @@ def test_a_fact_told_late_slots_into_the_past_without_superseding_the_present(sq
     Editor(sqlite).run(U)
     [portland] = _moves(sqlite, ("Portland", 3))  # said after Denver, about March
     Editor(sqlite).run(U)
-    assert _state(sqlite, [seattle, portland, denver]) == [("superseded", 3), ("superseded", 6), ("active", None)]
+    assert _state(sqlite, [seattle, portland, denver]) == [
+        ("superseded", 3),
+        ("superseded", 6),
+        ("active", None),
+    ]
     edges = {(e.src_id, e.dst_id) for e in sqlite.get_edges(U, types=[EdgeType.SUPERSEDES])}
     assert edges == {(portland, seattle), (denver, portland)}
 
@@ -165,11 +179,16 @@ def test_a_fact_told_late_slots_into_the_past_without_superseding_the_present(sq
 def test_multi_valued_facts_never_supersede_and_a_negation_ends_its_fact(sqlite):
     coffee = write(sqlite, lambda b: fact(b, "user likes coffee", "user", "likes", "coffee", at(1)))
     tea = write(sqlite, lambda b: fact(b, "user likes tea", "user", "likes", "tea", at(2)))
-    quit_ = write(sqlite, lambda b: fact(b, "user does not like coffee anymore", "user", "likes", "coffee", at(5),
-                                         negated=True))
+    quit_ = write(
+        sqlite,
+        lambda b: fact(
+            b, "user does not like coffee anymore", "user", "likes", "coffee", at(5), negated=True
+        ),
+    )
     result = supersede(view_of(sqlite))
     assert [(d.subject, d.target, d.evidence["valid_to"]) for d in result.decisions] == [
-        (coffee.batch.memories[0].id, quit_.batch.memories[0].id, "2026-05-01")]
+        (coffee.batch.memories[0].id, quit_.batch.memories[0].id, "2026-05-01")
+    ]
     assert tea.batch.memories[0].id not in {d.subject for d in result.decisions}
 
 
@@ -199,13 +218,19 @@ def test_same_names_and_stated_aliases_merge_and_co_mentions_never_do(sqlite):
             mem, _ = b.memory(text, **kw)
             for e in ents:
                 b.edge(EdgeType.MENTIONS, mem.id, e.id)
+
     b = write(sqlite, build)
     names = {e.id: e.name for e in b.batch.entities}
     result = resolve_entities(view_of(sqlite))
-    merges = {(frozenset((names[d.subject], names[d.target])), d.reason)
-              for d in result.decisions if d.action == "merge"}
-    assert merges == {(frozenset(("acme corp", "Acme Corp")), "same name"),
-                      (frozenset(("Robert Smith", "Bob")), "named as")}
+    merges = {
+        (frozenset((names[d.subject], names[d.target])), d.reason)
+        for d in result.decisions
+        if d.action == "merge"
+    }
+    assert merges == {
+        (frozenset(("acme corp", "Acme Corp")), "same name"),
+        (frozenset(("Robert Smith", "Bob")), "named as"),
+    }
 
 
 def test_two_people_with_one_first_name_stay_apart_without_proof(sqlite):
@@ -214,11 +239,12 @@ def test_two_people_with_one_first_name_stay_apart_without_proof(sqlite):
             e = b.entity(name)
             mem, _ = b.memory(text)
             b.edge(EdgeType.MENTIONS, mem.id, e.id)
+
     write(sqlite, build)
     result = resolve_entities(view_of(sqlite))
     assert [(d.action, d.reason) for d in result.decisions] == [("kept_apart", "grey band, no model")]
     llm = HandWrittenLLM([{"verdicts": [{"index": 0, "same": False}]}])
-    decided = resolve_entities(view_of(sqlite), Judge(llm))
+    decided = resolve_entities(view_of(sqlite), judge=Judge(llm))
     assert [d.action for d in decided.decisions] == ["distinct"]  # remembered as DISTINCT_FROM
 
 
@@ -239,15 +265,39 @@ def test_relations_follow_the_facts_and_their_end(sqlite):
     write(sqlite, lambda b: build(b, "Chicago", 4))
     run = Editor(sqlite).run(U)
     assert run.counts["entities"] == {"merge": 1}  # the second "Sarah" is the first
-    related = {(e.props["relation"], e.props["valid_to"]) for e in sqlite.get_edges(U, types=[EdgeType.RELATED])}
+    related = {
+        (e.props["relation"], e.props["valid_to"]) for e in sqlite.get_edges(U, types=[EdgeType.RELATED])
+    }
     assert related == {("lives_in", "2026-04-01T00:00:00+00:00"), ("lives_in", None)}
 
 
 def test_a_fact_told_in_two_sessions_gains_confidence(sqlite):
-    first = write(sqlite, lambda b: fact(b, "user is allergic to peanuts", "user", "allergy", "peanuts", at(1),
-                                         session="s1", confidence=0.7))
-    write(sqlite, lambda b: fact(b, "user is allergic to peanuts.", "user", "allergy", "peanuts", at(2),
-                                 session="s2", confidence=0.7))
+    first = write(
+        sqlite,
+        lambda b: fact(
+            b,
+            "user is allergic to peanuts",
+            "user",
+            "allergy",
+            "peanuts",
+            at(1),
+            session="s1",
+            confidence=0.7,
+        ),
+    )
+    write(
+        sqlite,
+        lambda b: fact(
+            b,
+            "user is allergic to peanuts.",
+            "user",
+            "allergy",
+            "peanuts",
+            at(2),
+            session="s2",
+            confidence=0.7,
+        ),
+    )
     results = run_all(view_of(sqlite), EditorConfig(), Judge(None))
     [rescored] = [d for d in results[-1].decisions if d.subject == first.batch.memories[0].id]
     assert rescored.evidence["sessions"] == 2 and rescored.ops[0].fields["confidence"] == pytest.approx(0.82)
@@ -266,7 +316,6 @@ class HandWrittenLLM:
         return LLMReply(parsed=self.replies.pop(0), text="", model=self.name, tokens_in=100, tokens_out=10)
 
 
-
 def test_new_memories_naming_a_merged_entity_mention_its_canonical_one(sqlite):
     def build(b):
         for name, type_ in (("Acme Corp", "organization"), ("acme corp", "thing")):
@@ -277,8 +326,12 @@ def test_new_memories_naming_a_merged_entity_mention_its_canonical_one(sqlite):
     b = write(sqlite, build)
     Editor(sqlite).run(U)
     [merge] = sqlite.get_edges(U, types=[EdgeType.MERGED_INTO])
-    late = write(sqlite, lambda nb: nb.edge(EdgeType.MENTIONS, nb.memory("They gave me a raise")[0].id, merge.src_id))
+    late = write(
+        sqlite, lambda nb: nb.edge(EdgeType.MENTIONS, nb.memory("They gave me a raise")[0].id, merge.src_id)
+    )
     run = Editor(sqlite).run(U)
     assert run.counts["entities"] == {"mention": 1}
-    mentioned = {e.dst_id for e in sqlite.get_edges(U, node_ids=[late.batch.memories[0].id], types=[EdgeType.MENTIONS])}
+    mentioned = {
+        e.dst_id for e in sqlite.get_edges(U, node_ids=[late.batch.memories[0].id], types=[EdgeType.MENTIONS])
+    }
     assert mentioned == {merge.src_id, merge.dst_id} and {e.id for e in b.batch.entities} == mentioned

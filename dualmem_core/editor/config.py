@@ -15,9 +15,9 @@ class EditorConfig:
     paraphrase_overlap: float = 0.5  # a paraphrase shares at least half its content words
     grey_cosine: float = 0.80  # close but unproven: asked of the LLM when there is one
 
-    # Resolve entities.
-    entity_name_cosine: float = 0.92  # names embedding this close (typos, spacing) may merge
-    entity_grey_cosine: float = 0.80  # and this close, only with an LLM's yes
+    # Resolve entities: names sharing this much of their letter trigrams (a typo, a spacing)
+    # look alike and go to the grey band; they never merge on spelling alone.
+    name_similarity: float = 0.6
 
     # Mine relations: an entity mentioned by more memories than this is a hub and is skipped.
     hub_degree: int = 50
@@ -26,5 +26,6 @@ class EditorConfig:
     # Score: a change smaller than this is not worth a new version (keeps reruns a fixpoint).
     min_score_change: float = 0.05
 
-    # Publish: how many operations one transaction may carry before the run is refused.
-    max_operations: int = 200_000
+    # Publish: a guard against a runaway run. A first run over 100k memories needs ~460k
+    # operations (one review mark per memory among them); Neo4j holds a transaction in heap.
+    max_operations: int = 2_000_000

@@ -10,12 +10,13 @@ that share a version into one guard group (they apply together or not at all).
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..store import changes as ch
-from ..store.models import Edge, EdgeType, new_id
+from ..store.models import Edge, EdgeType
 from .view import GraphView
 
 
@@ -47,6 +48,7 @@ class StageResult:
     decisions: list[Decision] = field(default_factory=list)
     llm_calls: int = 0
     llm_tokens: int = 0
+    llm_failures: int = 0  # replies that were unusable (the pairs stayed apart)
     seconds: float = 0.0
 
     def counts(self) -> dict[str, int]:
@@ -107,7 +109,9 @@ def combine(view: GraphView, results: list[StageResult], run_id: str) -> ch.Chan
                 operations.append(dataclasses.replace(op, group=find(group)))
     for version_id, (memory_id, changed) in revised.items():
         old = view.current[memory_id]
-        new = dataclasses.replace(old, id=new_id("ver"), tx_from=None, created_by=run_id, **changed)
+        # Derived, not random: combining the same decisions again gives the same change set.
+        vid = f"ver_{uuid.uuid5(uuid.NAMESPACE_URL, f'{run_id}/{version_id}').hex}"
+        new = dataclasses.replace(old, id=vid, tx_from=None, created_by=run_id, **changed)
         group = find(owner[version_id])
         operations += [ch.CloseVersion(version_id, group=group), ch.AddVersion(new, group=group)]
     for memory_id in view.new_memory_ids():

@@ -98,13 +98,12 @@ class Editor:
         """Snapshot, decide in five stages, publish. Returns what was decided and applied."""
         check_user_id(user_id)
         with self._exclusive(user_id):
-            started = time.perf_counter()
+            started_at = utcnow()
             run_id = new_run_id()
             view = GraphView(self.store.export_graph(user_id))
             snapshot = self._save_snapshot(view, run_id)
-            judge = Judge(self.llm)
-            results = run_all(view, self.config, judge)
-            return self.publish(view, results, run_id, judge=judge, started=started, snapshot=snapshot)
+            results = run_all(view, self.config, Judge(self.llm))
+            return self._publish(view, results, run_id, started_at, snapshot)
 
     def publish(
         self,
@@ -112,11 +111,25 @@ class Editor:
         results: list[StageResult],
         run_id: str,
         *,
-        judge: Judge | None = None,
-        started: float | None = None,
+        started_at: datetime | None = None,
         snapshot: str | None = None,
     ) -> EditorRun:
-        """Apply the stages' combined change set in one transaction (or nothing, if empty)."""
+        """Apply the stages' combined change set in one transaction (or nothing, if empty).
+
+        For stages run elsewhere (Dagster's assets): ``started_at`` is when the run's snapshot
+        was taken, so the recorded duration covers the whole run.
+        """
+        with self._exclusive(view.user_id):
+            return self._publish(view, results, run_id, started_at, snapshot)
+
+    def _publish(
+        self,
+        view: GraphView,
+        results: list[StageResult],
+        run_id: str,
+        started_at: datetime | None,
+        snapshot: str | None,
+    ) -> EditorRun:
         changes = combine(view, results, run_id)
         if len(changes.operations) > self.config.max_operations:
             raise InvalidInput(
@@ -130,7 +143,7 @@ class Editor:
             llm_calls=sum(r.llm_calls for r in results),
             llm_tokens=sum(r.llm_tokens for r in results),
             llm_by_stage={r.stage: {"calls": r.llm_calls, "tokens": r.llm_tokens} for r in results},
-            llm_failures=judge.failures if judge else 0,
+            llm_failures=sum(r.llm_failures for r in results),
             snapshot=snapshot,
             stages=results,
         )
@@ -145,13 +158,13 @@ class Editor:
                 "snapshot": snapshot,
                 "touched": _touched(results),
             }
-            if started is not None:
-                changes.meta["duration_s"] = round(time.perf_counter() - started, 3)
+            if started_at is not None:
+                changes.meta["duration_s"] = _seconds_since(started_at)
             receipt = self.store.apply_changes(changes, on_conflict="skip")
             run.operations, run.applied_at = receipt.applied, receipt.applied_at
             run.skipped = [{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped]
-        if started is not None:
-            run.duration_s = round(time.perf_counter() - started, 3)
+        if started_at is not None:
+            run.duration_s = _seconds_since(started_at)
         return run
 
     # -- undo -------------------------------------------------------------------------------
@@ -257,6 +270,10 @@ class _UserLock:
     def __exit__(self, *exc: object) -> None:
         with Editor._busy_lock:
             Editor._busy.discard(self.key)
+
+
+def _seconds_since(moment: datetime) -> float:
+    return round((utcnow() - moment).total_seconds(), 3)
 
 
 def new_run_id() -> str:

@@ -24,6 +24,7 @@ from collections import defaultdict
 from itertools import combinations
 
 from ..store import EdgeType
+from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
 from .view import GraphView, object_key
@@ -74,7 +75,10 @@ _NICKNAMES = {
 }
 
 
-def resolve_entities(view: GraphView, judge: Judge | None = None) -> StageResult:
+def resolve_entities(
+    view: GraphView, config: EditorConfig | None = None, judge: Judge | None = None
+) -> StageResult:
+    config = config or EditorConfig()
     result = StageResult(STAGE)
     merged = {e.src_id for e in view.open_edges(EdgeType.MERGED_INTO)}
     live = {i: e for i, e in view.entities.items() if i not in merged}
@@ -112,7 +116,7 @@ def resolve_entities(view: GraphView, judge: Judge | None = None) -> StageResult
     for a, b, text in _alias_statements(view, by_key):
         if a in live and b in live and merge(a, b):
             evidence.setdefault(max(a, b, key=lambda i: (live[i].created_at, i)), ("named as", text))
-    grey = _grey_pairs(live, keys, touched, find)
+    grey = _grey_pairs(live, keys, touched, find, config.name_similarity)
     if grey:
         described = [(_describe(view, a), _describe(view, b)) for a, b, _ in grey]
         verdicts = (judge or Judge(None)).same(STAGE, "Entity", described)
@@ -216,7 +220,9 @@ def _alias_statements(view: GraphView, by_key: dict[str, list[str]]):
                         yield a, b, v.text
 
 
-def _grey_pairs(live: dict, keys: dict[str, set[str]], touched: set[str], find) -> list[tuple[str, str, str]]:
+def _grey_pairs(
+    live: dict, keys: dict[str, set[str]], touched: set[str], find, similarity: float
+) -> list[tuple[str, str, str]]:
     """Pairs that look alike but are not proven: same nickname root, close spelling, or a first
     name against a full name. Only pairs with a touched entity, so cost follows what is new."""
     index: dict[str, list[str]] = defaultdict(list)
@@ -233,13 +239,13 @@ def _grey_pairs(live: dict, keys: dict[str, set[str]], touched: set[str], find) 
             for b in index.get(root, ()):
                 if b == a or find(a) == find(b) or not _types_fit(live[a].type, live[b].type):
                     continue
-                why = _looks_alike(keys[a], keys[b])
+                why = _looks_alike(keys[a], keys[b], similarity)
                 if why:
                     pairs[tuple(sorted((a, b)))] = why
     return [(a, b, why) for (a, b), why in sorted(pairs.items())]
 
 
-def _looks_alike(a: set[str], b: set[str]) -> str | None:
+def _looks_alike(a: set[str], b: set[str], similarity: float) -> str | None:
     for x in a:
         for y in b:
             fx, fy = x.split(), y.split()
@@ -248,7 +254,7 @@ def _looks_alike(a: set[str], b: set[str]) -> str | None:
             same_first = _NICKNAMES.get(fx[0], fx[0]) == _NICKNAMES.get(fy[0], fy[0])
             if same_first and (len(fx) == 1 or len(fy) == 1 or fx[1:] == fy[1:]):
                 return f"{x} ~ {y}"
-            if _trigram_similarity(x, y) >= 0.6:
+            if _trigram_similarity(x, y) >= similarity:
                 return f"{x} ≈ {y}"
     return None
 

@@ -30,11 +30,19 @@ INVARIANTS = {
 }
 _FOLDS = (EdgeType.MERGED_INTO, EdgeType.DUPLICATE_OF)
 _TABLES = {"memory": "memories", "version": "versions", "entity": "entities", "edge": "edges"}
-_ADDS = {ch.AddMemory: ("memory", "memory"), ch.AddVersion: ("version", "version"),
-         ch.AddEntity: ("entity", "entity"), ch.AddEdge: ("edge", "edge")}
-_TARGETS = {ch.CloseVersion: ("version", "version_id"), ch.ReopenVersion: ("version", "version_id"),
-            ch.CloseEdge: ("edge", "edge_id"), ch.ReopenEdge: ("edge", "edge_id"),
-            ch.SetReviewState: ("memory", "memory_id")}
+_ADDS = {
+    ch.AddMemory: ("memory", "memory"),
+    ch.AddVersion: ("version", "version"),
+    ch.AddEntity: ("entity", "entity"),
+    ch.AddEdge: ("edge", "edge"),
+}
+_TARGETS = {
+    ch.CloseVersion: ("version", "version_id"),
+    ch.ReopenVersion: ("version", "version_id"),
+    ch.CloseEdge: ("edge", "edge_id"),
+    ch.ReopenEdge: ("edge", "edge_id"),
+    ch.SetReviewState: ("memory", "memory_id"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +135,15 @@ def _overlapping_beliefs(graph: UserGraph) -> list[Violation]:
         versions.sort(key=lambda v: (v.valid_from, v.id))
         for a, b in zip(versions, versions[1:], strict=False):
             if b.valid_from < a.valid_to:
-                out.append(Violation(
-                    "one_belief_at_a_time",
-                    memory_id,
-                    f"versions {a.id} and {b.id} are both believed and overlap in valid time "
-                    f"([{a.valid_from:%Y-%m-%d}, {a.valid_to:%Y-%m-%d}) and "
-                    f"[{b.valid_from:%Y-%m-%d}, {b.valid_to:%Y-%m-%d}))",
-                ))
+                out.append(
+                    Violation(
+                        "one_belief_at_a_time",
+                        memory_id,
+                        f"versions {a.id} and {b.id} are both believed and overlap in valid time "
+                        f"([{a.valid_from:%Y-%m-%d}, {a.valid_to:%Y-%m-%d}) and "
+                        f"[{b.valid_from:%Y-%m-%d}, {b.valid_to:%Y-%m-%d}))",
+                    )
+                )
     return out
 
 
@@ -144,8 +154,11 @@ def _orphaned_supersessions(graph: UserGraph) -> list[Violation]:
         if e.src_id in believed:
             successors[e.dst_id].add(e.src_id)
     return [
-        Violation("superseded_has_successor", v.memory_id,
-                  f"version {v.id} is superseded but no believed memory supersedes {v.memory_id}")
+        Violation(
+            "superseded_has_successor",
+            v.memory_id,
+            f"version {v.id} is superseded but no believed memory supersedes {v.memory_id}",
+        )
         for v in sorted(graph.versions, key=lambda v: v.memory_id)
         if v.tx_to == FAR_FUTURE and v.status == "superseded" and not successors[v.memory_id]
     ]
@@ -156,8 +169,13 @@ def _foreign_records(graph: UserGraph) -> list[Violation]:
     for table in ("episodes", "memories", "versions", "entities", "edges"):
         for r in getattr(graph, table):
             if r.user_id != graph.user_id:
-                out.append(Violation("edges_within_user", r.id,
-                                     f"{table[:-1]} {r.id} belongs to {r.user_id!r}, not {graph.user_id!r}"))
+                out.append(
+                    Violation(
+                        "edges_within_user",
+                        r.id,
+                        f"{table[:-1]} {r.id} belongs to {r.user_id!r}, not {graph.user_id!r}",
+                    )
+                )
     ids = {
         "memory": {m.id for m in graph.memories},
         "episode": {e.id for e in graph.episodes},
@@ -179,8 +197,13 @@ def _fold_cycles(graph: UserGraph) -> list[Violation]:
         for e in _open(graph.edges, type_):
             into[e.src_id].append(e.dst_id)
         for cycle in _cycles(into):
-            out.append(Violation("no_merge_cycles", min(cycle),
-                                 f"{type_} edges form a cycle: {' -> '.join([*cycle, cycle[0]])}"))
+            out.append(
+                Violation(
+                    "no_merge_cycles",
+                    min(cycle),
+                    f"{type_} edges form a cycle: {' -> '.join([*cycle, cycle[0]])}",
+                )
+            )
     return out
 
 
@@ -202,7 +225,7 @@ def _cycles(into: dict[str, list[str]]) -> list[list[str]]:
                 stack.pop()
                 path.pop()
             elif state.get(nxt) == 1:
-                found.append(path[path.index(nxt):])
+                found.append(path[path.index(nxt) :])
             elif nxt not in state:
                 state[nxt] = 1
                 path.append(nxt)

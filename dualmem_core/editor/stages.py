@@ -31,7 +31,7 @@ def _copies(prior: list[StageResult]) -> set[str]:
 _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge], StageResult]] = {
     "dedupe": lambda view, prior, config, judge: deduplicate(view, config, judge),
     "supersede": lambda view, prior, config, judge: supersede(view, _copies(prior)),
-    "entities": lambda view, prior, config, judge: resolve_entities(view, judge),
+    "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),
 }
@@ -43,8 +43,9 @@ def run_stage(
     """Run one stage; ``prior`` holds the results of the stages before it, in order."""
     if name not in _RUNNERS:
         raise InvalidInput(f"unknown Editor stage {name!r}; the stages are {', '.join(STAGES)}")
-    started = time.perf_counter()
+    started, failures = time.perf_counter(), judge.failures
     result = _RUNNERS[name](view, prior, config, judge)
+    result.llm_failures = judge.failures - failures
     result.seconds = round(time.perf_counter() - started, 4)
     usage = judge.usage.get(name)
     if usage is not None:

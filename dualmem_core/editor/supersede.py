@@ -7,7 +7,8 @@ each run of the same value is ended where the next value begins, gets status ``s
 and a ``SUPERSEDES`` edge from the fact that replaced it. The chain is recomputed from the
 Writer's own valid times, so a fact told late about an earlier period slots into its place
 (it ends the value before it and is ended by the one after it) instead of superseding the
-present, and a rerun changes nothing.
+present, and a rerun changes nothing. A group is revisited when something new arrives in it,
+or when a superseded member lost its successor (forgotten since): the chain heals.
 
 Multi-valued predicates (likes, has a pet, visited) never supersede on a different value. For
 any predicate, a negated fact ("doesn't eat meat anymore") ends the same positive fact that
@@ -46,7 +47,10 @@ def supersede(view: GraphView, copies: set[str] = frozenset()) -> StageResult:
     for e in view.open_edges(EdgeType.SUPERSEDES):
         existing[e.dst_id].add(e.src_id)
     for members in groups.values():
-        if not new.intersection(members):
+        orphaned = any(
+            view.current[m].status == "superseded" and not existing[m] & view.current.keys() for m in members
+        )  # its successor was forgotten: the chain must heal
+        if not orphaned and not new.intersection(members):
             continue  # incremental: only groups something new arrived in
         desired = _desired(view, members)
         for memory_id in sorted(members, key=lambda m: _order(view, m)):

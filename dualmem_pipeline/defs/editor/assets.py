@@ -111,7 +111,8 @@ def publish(context: AssetExecutionContext, store: StoreResource, **inputs: Any)
     # Editor.publish combines the results again (the same operations as the checked change set
     # but for fresh ids of revised versions) and records the run's counts and touched ids.
     run = Editor(store.store).publish(
-        load_view(snapshot.folder), results, snapshot.run_id, snapshot=snapshot.folder
+        load_view(snapshot.folder), results, snapshot.run_id, snapshot=snapshot.folder,
+        started_at=snapshot.taken_at,
     )
     context.add_output_metadata({
         **run_metadata(snapshot),
@@ -122,4 +123,6 @@ def publish(context: AssetExecutionContext, store: StoreResource, **inputs: Any)
         "counts": MetadataValue.json(run.counts),
         "llm_calls": run.llm_calls,
         "llm_tokens": run.llm_tokens,
+        "llm_failures": run.llm_failures,
+        "duration_s": run.duration_s,
     })

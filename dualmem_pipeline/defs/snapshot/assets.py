@@ -2,6 +2,7 @@
 
 import os
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from dagster import AssetExecutionContext, MetadataValue, asset
 
 from dualmem_core.editor import GraphView, new_run_id
 from dualmem_core.store.snapshot import write_snapshot
+from dualmem_core.timeutil import utcnow
 
 from ..store.resources import StoreResource
 from ..users import users_partitions
@@ -26,6 +28,7 @@ class Snapshot:
     run_id: str  # the Editor run's id, in the store's run record and its rollback
     folder: str
     snapshot_id: str  # the Dagster run that took it
+    taken_at: datetime | None = None  # when the run began: its recorded duration counts from here
 
 
 def snapshot_root(context: AssetExecutionContext) -> Path:
@@ -46,6 +49,7 @@ def load_view(folder: str) -> GraphView:
 def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> Snapshot:
     """One user's whole graph (every version and edge) exported to Parquet for this run."""
     user_id = context.partition_key
+    taken_at = utcnow()
     graph = store.store.export_graph(user_id)
     run_id = new_run_id()
     folder = write_snapshot(snapshot_root(context) / user_id.replace("/", "_") / run_id, graph,
@@ -60,4 +64,4 @@ def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> Snap
         "entities": len(graph.entities),
         "edges": len(graph.edges),
     })
-    return Snapshot(user_id, run_id, str(folder), context.run.run_id)
+    return Snapshot(user_id, run_id, str(folder), context.run.run_id, taken_at)
