@@ -262,7 +262,7 @@ class RuleExtractor:
     def _verb_drafts(
         self, rest: str, subject: Subject, clause: _Clause, state: _MessageState
     ) -> list[tuple[Draft, Aspect]]:
-        rest = re.sub(r"^[\s,]+", "", rest)
+        rest = _LEADING_BLANKS.sub("", rest)
         if subject.end == 0 and rest[:1].isupper():  # a dropped subject: "Started a new job at Figma"
             rest = rest[0].lower() + rest[1:]
         aspect, vp = parse_aspect(rest)
@@ -353,6 +353,8 @@ class RuleExtractor:
         )
 
 
+_LEADING_BLANKS = re.compile(r"^[\s,]+")
+_SPACES = re.compile(r"\s+")
 _NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
 
 
@@ -369,7 +371,7 @@ def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
     out = vp
     for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
         out = out[: expr.start] + out[expr.end :]
-    return re.sub(r"\s+", " ", out).strip(" ,")
+    return _SPACES.sub(" ", out).strip(" ,")
 
 
 def _free_time_hobbies(core: str) -> list[Draft]:

@@ -194,48 +194,66 @@ _INTENT_KIND = {
 }
 
 
+# Compiled once: parse_aspect runs for every clause, and re's cache lookup costs per call.
+_USED_TO = re.compile(r"(?:used to|use to)\s+", re.I)
+_NO_LONGER = re.compile(r"no longer\s+", re.I)
+_DO_NOT = re.compile(r"(?P<aux>do|does|did)\s+(?:not|never)\s+", re.I)
+_DO_EMPHATIC = re.compile(rf"(?P<aux>do|does|did)\s+(?={_EMPHASIZED})")
+_NOT = re.compile(r"(?:never|not)\s+", re.I)
+_WILL = re.compile(r"(?:will|shall)\s+", re.I)
+_GOING_TO = re.compile(r"(?:am|is|are|was|were)\s+(?:going to|about to)\s+", re.I)
+_WOULD_LOVE_TO = re.compile(r"(?:would|could)\s+(?:(?:really|definitely|so)\s+)?(?:love|like)\s+to\s+", re.I)
+_MODAL = re.compile(r"(?:would|could|might|should|may|must|ought to|would rather)\s+", re.I)
+_HAVE_TO = re.compile(r"(?:have|has|had|need|needs|got)\s+to\s+", re.I)
+_CAN = re.compile(r"can\s+", re.I)
+_HAVE = re.compile(r"(?P<aux>have|has|had)\s+", re.I)
+_BE_ING = re.compile(rf"(?P<aux>am|is|are|was|were|be|been)\s+(?:(?:{_ADVERBS})\s+)*(?=[a-z]+ing\b)", re.I)
+_HEDGE = re.compile(r"(?:probably|maybe|perhaps)\s+", re.I)
+_BE_NOT = re.compile(r"(?P<be>am|is|are|was|were)\s+(?:not|never)\s+", re.I)
+_ANY_MORE = re.compile(r"\b(?:any ?more|any longer)\b", re.I)
+_ADVERBS_NOT = re.compile(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", re.I)
+_LEADING_ADVERB = re.compile(rf"^(?:{_ADVERBS})\b[\s,]*", re.I)
+_ANY_MORE_WORDS = re.compile(r"\s*\b(?:any ?more|any longer)\b", re.I)
+
+
 def _aux_step(text: str, aspect: Aspect) -> int:
     """Consume one auxiliary at the start of ``text``, recording it in ``aspect``; 0 when none is there."""
-    if m := re.match(r"(?:used to|use to)\s+", text, re.I):
+    if m := _USED_TO.match(text):
         aspect.ended = aspect.past = True
-    elif m := re.match(r"no longer\s+", text, re.I):
+    elif m := _NO_LONGER.match(text):
         aspect.ended = True
-    elif m := re.match(r"(?P<aux>do|does|did)\s+(?:not|never)\s+", text, re.I):
+    elif m := _DO_NOT.match(text):
         aspect.negated = True
         aspect.past = aspect.past or m["aux"].lower() == "did"
-    elif m := re.match(rf"(?P<aux>do|does|did)\s+(?={_EMPHASIZED})", text):
+    elif m := _DO_EMPHATIC.match(text):
         aspect.past = aspect.past or m["aux"] == "did"
-    elif m := re.match(r"(?:never|not)\s+", text, re.I):
+    elif m := _NOT.match(text):
         aspect.negated = True
-    elif m := re.match(r"(?:will|shall)\s+", text, re.I):
+    elif m := _WILL.match(text):
         aspect.future = True
-    elif (m := re.match(r"(?:am|is|are|was|were)\s+(?:going to|about to)\s+", text, re.I)) and not (
+    elif (m := _GOING_TO.match(text)) and not (
         _NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])
     ):
         aspect.future = True
-    elif m := re.match(
-        r"(?:would|could)\s+(?:(?:really|definitely|so)\s+)?(?:love|like)\s+to\s+", text, re.I
-    ):
+    elif m := _WOULD_LOVE_TO.match(text):
         aspect.intent = "want"
-    elif m := re.match(r"(?:would|could|might|should|may|must|ought to|would rather)\s+", text, re.I):
+    elif m := _MODAL.match(text):
         aspect.modal = True
-    elif m := re.match(r"(?:have|has|had|need|needs|got)\s+to\s+", text, re.I):
+    elif m := _HAVE_TO.match(text):
         aspect.modal = True
-    elif m := re.match(r"can\s+", text, re.I):
+    elif m := _CAN.match(text):
         pass  # ability: "I can speak French" states a fact
-    elif (m := re.match(r"(?P<aux>have|has|had)\s+", text, re.I)) and _PARTICIPLE.match(
-        re.sub(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", "", text[m.end() :], flags=re.I)
+    elif (m := _HAVE.match(text)) and _PARTICIPLE.match(
+        _ADVERBS_NOT.sub("", text[m.end() :])
     ):
         if m["aux"].lower() == "had":
             aspect.past = True
         else:
             aspect.perfect = True
-    elif m := re.match(
-        rf"(?P<aux>am|is|are|was|were|be|been)\s+(?:(?:{_ADVERBS})\s+)*(?=[a-z]+ing\b)", text, re.I
-    ):
+    elif m := _BE_ING.match(text):
         aspect.progressive = True
         aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
-    elif m := re.match(r"(?:probably|maybe|perhaps)\s+", text, re.I):
+    elif m := _HEDGE.match(text):
         aspect.hedged = True
     elif not aspect.intent and (m := _INTENT.match(text)):
         aspect.intent = _INTENT_KIND.get((m["word"] or m["bare"] or "").lower(), "plan")
@@ -249,17 +267,17 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
     text = vp.strip()
     for _ in range(12):  # "I have just been thinking about ..." stacks a few
         before = text
-        text = re.sub(rf"^(?:{_ADVERBS})\b[\s,]*", "", text, flags=re.I)
+        text = _LEADING_ADVERB.sub("", text)
         text = text[_aux_step(text, aspect) :]
-        if m := re.match(r"(?P<be>am|is|are|was|were)\s+(?:not|never)\s+", text, re.I):
+        if m := _BE_NOT.match(text):
             aspect.negated = True  # "am not a fan of": keep the copula the rules need
             text = f"{m['be']} {text[m.end() :]}"
         if text == before:
             break
-    if re.search(r"\b(?:any ?more|any longer)\b", text, re.I):
+    if _ANY_MORE.search(text):
         aspect.ended = True
         aspect.negated = False  # "I don't live there anymore": it was true and has ended
-        text = re.sub(r"\s*\b(?:any ?more|any longer)\b", "", text, flags=re.I)
+        text = _ANY_MORE_WORDS.sub("", text)
     return aspect, text.strip()
 
 

@@ -101,8 +101,13 @@ BINOMIALS = frozenset(
 )
 
 
+_SPACES = re.compile(r"\s+")
+_LEADING_ARTICLE = re.compile(r"^(?:the|a|an|my|our)\s+(?=[a-z])")
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as well as|plus|but also)\s+")
+
+
 def tidy(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip(" ,.;:!?\"'")
+    return _SPACES.sub(" ", text).strip(" ,.;:!?\"'")
 
 
 def strip_trailing(text: str) -> str:
@@ -182,7 +187,7 @@ def clean(text: str, kind: str) -> str | None:
     """A clean object for ``kind`` ("place", "organization", "person", "pet", "thing", "value")."""
     names = kind in ("place", "organization", "person", "pet")
     raw = cut(text, kind)
-    raw = strip_leading(raw) if not names else re.sub(r"^(?:the|a|an|my|our)\s+(?=[a-z])", "", raw)
+    raw = strip_leading(raw) if not names else _LEADING_ARTICLE.sub("", raw)
     raw = tidy(raw)
     if not raw or raw.lower() in _PRONOUNS:
         return None
@@ -217,7 +222,7 @@ def split_items(text: str, binomials: bool = True) -> list[str]:
     lowered = text.lower().strip()
     if binomials and any(b in lowered for b in BINOMIALS):
         return [text.strip()]
-    parts = re.split(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as well as|plus|but also)\s+", text)
+    parts = _LIST_SEPARATOR.split(text)
     return [p.strip() for p in parts if p and p.strip()]
 
 

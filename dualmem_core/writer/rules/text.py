@@ -68,13 +68,18 @@ _ABBREVIATIONS = re.compile(
 _DOT = "\u2024"  # stands in for a protected dot while splitting
 
 
+_BLANKS = re.compile(r"[ \t]+")
+_SENTENCE = re.compile(r"[^.!?;\n]+(?:[.!?;]+|\n|$)")
+_EMOTICON = re.compile(r"\s*(?:[:;]-?[)(DPp]|<3|\(:|xD)\s*$")  # trailing emoticons
+
+
 def normalize(text: str) -> str:
     """Expand contractions and tidy spacing; keeps the original casing of every other word."""
     text = text.replace("\u00a0", " ")
     for pattern, replacement in _REPLACEMENTS:
         text = pattern.sub(replacement, text)
     text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
-    return re.sub(r"[ \t]+", " ", text).strip()
+    return _BLANKS.sub(" ", text).strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +92,10 @@ def split_sentences(text: str) -> list[Sentence]:
     """Sentences of ``text``, split on . ! ? ; and newlines, with abbreviations kept whole."""
     protected = _ABBREVIATIONS.sub(lambda m: m[0].replace(".", _DOT), text)
     out = []
-    for m in re.finditer(r"[^.!?;\n]+(?:[.!?;]+|\n|$)", protected):
+    for m in _SENTENCE.finditer(protected):
         chunk = m[0].strip()
         body = chunk.rstrip(".!?; \n").strip().replace(_DOT, ".")
-        body = re.sub(r"\s*(?:[:;]-?[)(DPp]|<3|\(:|xD)\s*$", "", body).strip()  # trailing emoticons
+        body = _EMOTICON.sub("", body).strip()
         if body:
             out.append(Sentence(body, "?" in chunk[len(chunk.rstrip("!?.;")) :]))
     return out
