@@ -6,7 +6,6 @@ Errors a user can cause print one line and exit non-zero; ``--debug`` shows the 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,11 +16,30 @@ from .errors import DualmemError
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    result = run_demo(args.store)
-    print(f"dualmem demo: {result.messages} messages, {result.facts} facts written to {result.store_url}")
-    ms = sorted(result.write_ms)
-    print(f"write latency per message: median {statistics.median(ms):.1f} ms, max {ms[-1]:.1f} ms")
+    result = run_demo(args.store, Path(args.out) if args.out else None)
+    evaluation = result.evaluation.results[0]
+    print(
+        f"dualmem demo: the evaluation fixture through the Writer and the Editor on {result.store_url} "
+        f"(embedder {evaluation.embedder}, {evaluation.seconds:.1f} s)"
+    )
     print("\n".join(result.lines))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluation.report import markdown
+    from .evaluation.run import run_evaluation
+
+    embedders = [e.strip() for e in args.embedder.split(",") if e.strip()] if args.embedder else None
+    parts = tuple(p.strip() for p in args.part.split(",") if p.strip())
+    evaluation = run_evaluation(args.out, store_url=args.store, embedders=embedders, parts=parts)
+    print(markdown(evaluation.results).split("### Missed")[0].rstrip())
+    print(
+        f"\nReport: {evaluation.paths['markdown']}, {evaluation.paths['chart']}, {evaluation.paths['json']}"
+    )
+    if evaluation.failures:
+        print("Below thresholds: " + "; ".join(evaluation.failures), file=sys.stderr)
+        return 1 if args.check else 0
     return 0
 
 
@@ -42,20 +60,53 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    demo = commands.add_parser("demo", help="write a short conversation into a store and query it",
-                               description="Write the demo conversation into a store, then ask "
-                               "it questions now and in the past. Starts from a clean demo user.")
-    demo.add_argument("--store", help="store URL (default: DUALMEM_STORE, else an embedded demo "
-                      "file in the user's data directory); e.g. sqlite:///demo.db or "
-                      "bolt://127.0.0.1:7687. Only the demo user's memories are replaced.")
+    demo = commands.add_parser(
+        "demo",
+        help="write a short conversation into a store and query it",
+        description="Write the demo conversation into a store, then ask "
+        "it questions now and in the past. Starts from a clean demo user.",
+    )
+    demo.add_argument(
+        "--store",
+        help="store URL (default: DUALMEM_STORE, else an embedded demo "
+        "file in the user's data directory); e.g. sqlite:///demo.db or "
+        "bolt://127.0.0.1:7687. Only the fixture users' memories are replaced.",
+    )
+    demo.add_argument("--out", help="report folder (default: demo/ in the user's data directory)")
     demo.set_defaults(run=_demo)
 
-    neo = commands.add_parser("neo4j", help="run a local Neo4j 5.26 (built from Maven Central)",
-                              description="Start or stop a local Neo4j Community 5.26 with Bolt "
-                              "on 127.0.0.1 and auth off: for development and the Dagster UI.")
+    ev = commands.add_parser(
+        "eval",
+        help="measure memory quality on the gold-labelled fixture",
+        description="Load the evaluation fixture through the Writer, run the "
+        "Editor, ask every question before and after, and write a report "
+        "(report.md, metrics.png, metrics.json). Offline: no model is called.",
+    )
+    ev.add_argument("--out", default="eval-report", help="report folder (default: ./eval-report)")
+    ev.add_argument(
+        "--store",
+        help="store URL (default: a fresh SQLite file per embedder in --out); "
+        "the fixture users' memories in it are replaced",
+    )
+    ev.add_argument(
+        "--embedder",
+        help="comma-separated: recorded (all-MiniLM-L6-v2 vectors committed "
+        "with the fixture), hashing (deterministic); default: both when recorded exists",
+    )
+    ev.add_argument("--part", default="tune,heldout", help="fixture parts (default: tune,heldout)")
+    ev.add_argument(
+        "--check", action="store_true", help="exit 1 when a metric misses fixtures/thresholds.json"
+    )
+    ev.set_defaults(run=_eval)
+
+    neo = commands.add_parser(
+        "neo4j",
+        help="run a local Neo4j 5.26 (built from Maven Central)",
+        description="Start or stop a local Neo4j Community 5.26 with Bolt "
+        "on 127.0.0.1 and auth off: for development and the Dagster UI.",
+    )
     neo.add_argument("action", choices=["start", "stop"])
-    neo.add_argument("--data", default=".dualmem/neo4j",
-                     help="data directory (default: .dualmem/neo4j)")
+    neo.add_argument("--data", default=".dualmem/neo4j", help="data directory (default: .dualmem/neo4j)")
     neo.add_argument("--port", type=int, default=7687, help="Bolt port (default: 7687)")
     neo.add_argument("--foreground", action="store_true", help="run until Ctrl-C instead of detaching")
     neo.add_argument("--heap", default="512m", help="JVM heap (default: 512m)")

@@ -1,100 +1,89 @@
-"""The main job for now: a short conversation through the Writer, then questions, in time.
+"""The main job: the evaluation fixture through the Writer and the Editor, measured and shown.
 
-It remembers each message (episodes, observations, extracted facts), runs the Editor once (dedupe,
-supersede, entities, relations, confidence, published as one run), then recalls now and in the
-past, and prints the run's counts, the profile and one superseded fact's history.
+It loads every conversation of the gold-labelled fixture (``fixtures/eval/``) into the embedded
+store through the real Writer, runs the Editor once per user, asks the fixture's questions
+before and after, scores it all against the gold labels, writes the report (markdown, chart,
+JSON), and prints a short summary with two questions answered now and in the past.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
-from .editor import Editor, EditorRun
-from .store import ENV_STORE, EdgeType, open_store
+from .evaluation.run import Evaluation, available_embedders, make_embedder, run_evaluation
+from .store import ENV_STORE, open_store
 from .writer.writer import Writer
 
-DEMO_USER = "demo-maya"
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "demo_conversation.jsonl"
-QUESTIONS = ["Where does Maya live?", "Where does she work?", "What food should I avoid suggesting?",
-             "Tell me about the dog Biscuit"]
-BEFORE_MOVE = datetime.fromisoformat("2026-02-01T00:00:00+00:00")
+EXAMPLE_USER = "t1"
+EXAMPLES = [("Where does Priya live?", None), ("Where does Priya live?", datetime(2025, 1, 15, tzinfo=UTC))]
+SUMMARY = [
+    "recall@5",
+    "stale_first_rate",
+    "duplicate_precision",
+    "duplicate_recall",
+    "contradiction_recall",
+    "current_wrongly_superseded",
+    "wrong_merges",
+]
 
 
 @dataclass
 class DemoResult:
     store_url: str
-    messages: int
-    facts: int
-    write_ms: list[float]
+    evaluation: Evaluation
     lines: list[str]
 
 
-def default_demo_url() -> str:
+def default_demo_dir() -> Path:
     from platformdirs import user_data_dir
 
-    return f"sqlite:///{Path(user_data_dir('dualmem')) / 'demo.db'}"
+    return Path(user_data_dir("dualmem")) / "demo"
 
 
-def load_messages(path: Path = FIXTURE) -> list[dict]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def run_demo(url: str | None = None, fixture: Path = FIXTURE) -> DemoResult:
+def run_demo(url: str | None = None, out: Path | None = None) -> DemoResult:
+    out = out or default_demo_dir()
     # Same rule as open_store, but the last resort is a demo file, not the user's memory.
-    url = url or os.environ.get(ENV_STORE, "").strip() or default_demo_url()
-    with open_store(url) as store:
-        store.delete_user(DEMO_USER)  # the demo starts from a clean slate, whatever the store
-        writer = Writer(store)
-        write_ms, facts = [], 0
-        for m in load_messages(fixture):
-            start = time.perf_counter()
-            result = writer.remember(m["content"], user_id=DEMO_USER, session_id=m.get("session_id"),
-                                     at=datetime.fromisoformat(m["at"]), source_id=m["source_id"],
-                                     role=m["role"])
-            write_ms.append((time.perf_counter() - start) * 1000)
-            facts += len(result.fact_ids)
-        run = Editor(store).run(DEMO_USER)
-        closed = [e.dst_id for e in store.get_edges(DEMO_USER, types=[EdgeType.SUPERSEDES])]
-        lines = [_run_line(run), *_report(writer, closed)]
-        return DemoResult(store.url, len(write_ms), facts, write_ms, lines)
+    url = url or os.environ.get(ENV_STORE, "").strip() or None
+    embedder = available_embedders()[0]
+    evaluation = run_evaluation(out, store_url=url, embedders=[embedder])
+    result = evaluation.results[0]
+    lines = [
+        f"{len(p.users)} users of the '{p.part}' part: {p.after['questions']} questions, remember p50 "
+        f"{p.write_ms['p50']:.1f} ms, Editor run {p.editor_s['mean']:.2f} s per user"
+        for p in result.parts.values()
+    ]
+    lines.append(
+        f"{'metric':<28}"
+        + "".join(f"{p.part + ' before':>16}{p.part + ' after':>16}" for p in result.parts.values())
+    )
+    for name in SUMMARY:
+        cells = ""
+        for p in result.parts.values():
+            before = p.before.get(name)
+            cells += f"{'' if before is None else _fmt(before):>16}{_fmt(p.after[name]):>16}"
+        lines.append(f"{name:<28}{cells}")
+    store_url = url or f"sqlite:///{out / f'eval-{embedder}.db'}"
+    with open_store(store_url) as store:
+        writer = Writer(store, embedder=make_embedder(embedder, store.dimension))
+        for question, as_of in EXAMPLES:
+            when = "now" if as_of is None else f"as of {as_of:%Y-%m-%d}"
+            lines.append(f"Q ({EXAMPLE_USER}, {when}): {question}")
+            for hit in writer.recall(question, user_id=EXAMPLE_USER, k=3, as_of=as_of):
+                state = "current" if hit.current else "past"
+                lines.append(
+                    f"   {hit.score:5.3f} {hit.kind:<11} [{state}, from {', '.join(hit.sources)}] {hit.text}"
+                )
+    lines.append(
+        f"Report: {evaluation.paths['markdown']} (chart {evaluation.paths['chart'].name}, "
+        f"JSON {evaluation.paths['json'].name})"
+    )
+    if evaluation.failures:
+        lines.append("Below the committed thresholds: " + "; ".join(evaluation.failures))
+    return DemoResult(store_url, evaluation, lines)
 
 
-def _report(writer: Writer, closed: list[str]) -> list[str]:
-    lines = []
-    for question in QUESTIONS:
-        lines.append(f"Q: {question}")
-        lines += [_hit_line(h) for h in writer.recall(question, user_id=DEMO_USER, k=3)]
-    lines.append(f"Q: {QUESTIONS[0]} (as of {BEFORE_MOVE:%Y-%m-%d})")
-    lines += [_hit_line(h) for h in writer.recall(QUESTIONS[0], user_id=DEMO_USER, k=3, as_of=BEFORE_MOVE)]
-    lines.append("Profile (current single-valued facts):")
-    for entry in writer.profile(DEMO_USER).values():
-        lines.append(f"   {entry.predicate:<10} {entry.value:<14} since {entry.since:%Y-%m-%d}  "
-                     f"from {', '.join(entry.sources)}")
-    for memory_id in closed[:1]:
-        history = writer.history(memory_id)
-        lines.append(f"History of '{history.versions[0].text}':")
-        for v in history.versions:
-            believed = "now" if v.tx_to.year == 9999 else f"until {v.tx_to:%Y-%m-%d %H:%M:%S}"
-            valid_to = "open" if v.valid_to.year == 9999 else f"{v.valid_to:%Y-%m-%d}"
-            lines.append(f"   {v.status:<10} valid {v.valid_from:%Y-%m-%d} .. {valid_to:<10} "
-                         f"believed {believed}")
-    return lines
-
-
-def _run_line(run: EditorRun) -> str:
-    changed = {stage: sum(n for action, n in counts.items() if action != "kept_apart")
-               for stage, counts in run.counts.items()}
-    return (f"Editor run {run.run_id}: {run.operations} operations in {run.duration_s:.2f} s; "
-            + ", ".join(f"{stage} {n}" for stage, n in changed.items()))
-
-
-def _hit_line(hit) -> str:
-    state = "current" if hit.current else "past"
-    return (f"   {hit.score:5.3f} {hit.kind:<11} [{state}, from {', '.join(hit.sources)}] {hit.text}")
-
+def _fmt(x: float) -> str:
+    return str(x) if isinstance(x, int) else f"{100 * x:.1f}%"

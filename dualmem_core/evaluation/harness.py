@@ -1,0 +1,148 @@
+"""The whole loop, measured: the fixture through the real Writer, the real Editor, the real recall.
+
+For each user of a part: start from an empty graph, remember every message in order (timed),
+ask every question (recall before the Editor), run the Editor once, ask again (after), and
+score the stored graph against the gold labels with ``metrics``. Questions are asked without
+counting as recall use, so the measurement does not feed the Editor's salience.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from datetime import time as dtime
+from typing import Any
+
+import numpy as np
+
+from ..editor import Editor
+from ..providers import Embedder
+from ..providers.llm import LLM
+from ..store import SearchFilter, Store
+from ..writer.recall import recall as hybrid_recall
+from ..writer.writer import RECALLED_STATUSES, Writer
+from . import metrics
+from .fixture import Fixture, Question
+
+K = 5
+
+
+@dataclass
+class PartResult:
+    part: str
+    users: list[str]
+    before: dict[str, float]  # retrieval before the Editor
+    after: dict[str, float]  # retrieval and graph metrics after it
+    counts: dict[str, int]  # the raw counts behind the pair metrics
+    llm_calls: int = 0
+    llm_tokens: int = 0
+    write_ms: dict[str, float] = field(default_factory=dict)  # per message: p50, p95, max
+    editor_s: dict[str, float] = field(default_factory=dict)  # per user run: mean, max
+    misses: list[dict[str, Any]] = field(default_factory=list)  # questions whose answer was not in the top k
+
+
+@dataclass
+class EvalResult:
+    store: str
+    embedder: str
+    parts: dict[str, PartResult]
+    seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "embedder": self.embedder,
+            "seconds": round(self.seconds, 2),
+            "parts": {name: vars(p) for name, p in self.parts.items()},
+        }
+
+
+def evaluate(
+    store: Store,
+    fixture: Fixture,
+    *,
+    embedder: Embedder | None = None,
+    llm: LLM | None = None,
+    parts: tuple[str, ...] = ("tune", "heldout"),
+) -> EvalResult:
+    """Run the loop for every user of ``parts`` on ``store`` (their old data is deleted first)."""
+    started = time.perf_counter()
+    writer = Writer(store, embedder=embedder, llm=llm)
+    editor = Editor(store, llm=llm)
+    out = {}
+    for part in parts:
+        users = fixture.users(part)
+        counts: dict[str, int] = {}
+        before, after, write_ms, editor_s = [], [], [], []
+        calls = tokens = 0
+        for user in users:
+            store.delete_user(user)
+            for m in fixture.messages_of(user):
+                t = time.perf_counter()
+                writer.remember(
+                    m.content,
+                    user_id=user,
+                    session_id=m.session_id,
+                    at=m.at.astimezone(UTC),
+                    source_id=m.source_id,
+                    role=m.role,
+                )
+                write_ms.append((time.perf_counter() - t) * 1000)
+            before += _ask(writer, fixture, user)
+            run = editor.run(user)
+            editor_s.append(run.duration_s)
+            calls, tokens = calls + run.llm_calls, tokens + run.llm_tokens
+            after += _ask(writer, fixture, user)
+            stored = metrics.StoredUser(store.export_graph(user))
+            for part_counts in (
+                metrics.duplicates(stored, fixture.facts_of(user)),
+                metrics.supersessions(stored, fixture, user),
+                metrics.entities(stored, fixture, user),
+            ):
+                for name, n in part_counts.items():
+                    counts[name] = counts.get(name, 0) + n
+        retrieval_after = metrics.retrieval(after, K)
+        out[part] = PartResult(
+            part,
+            users,
+            metrics.retrieval(before, K),
+            {**retrieval_after, **metrics.graph_metrics(counts)},
+            counts,
+            calls,
+            tokens,
+            _percentiles(write_ms),
+            {"mean": round(float(np.mean(editor_s)), 3), "max": round(max(editor_s), 3)} if editor_s else {},
+            [_miss(a, fixture) for a in after if not set().union(*a.hits[:K]) >= set(a.question.answers)],
+        )
+    return EvalResult(store.url, writer.embedder.name, out, time.perf_counter() - started)
+
+
+def _ask(writer: Writer, fixture: Fixture, user: str) -> list[metrics.Answered]:
+    answered = []
+    for q in fixture.questions_of(user):
+        flt = SearchFilter(user, valid_at=_as_of(q), statuses=RECALLED_STATUSES)
+        vector = writer.embedder.embed([q.question])[0]
+        hits = hybrid_recall(writer.store, np.asarray(vector, dtype=np.float32), q.question, flt, K)
+        answered.append(metrics.answered(q, hits, fixture))
+    return answered
+
+
+def _as_of(q: Question) -> datetime | None:
+    return None if q.as_of is None else datetime.combine(q.as_of, dtime(12), tzinfo=UTC)
+
+
+def _percentiles(ms: list[float]) -> dict[str, float]:
+    if not ms:
+        return {}
+    p50, p95 = np.percentile(ms, [50, 95])
+    return {"p50": round(float(p50), 2), "p95": round(float(p95), 2), "max": round(max(ms), 2)}
+
+
+def _miss(a: metrics.Answered, fixture: Fixture) -> dict[str, Any]:
+    return {
+        "question": a.question.id,
+        "kind": a.question.kind,
+        "text": a.question.question,
+        "answers": [fixture.fact(f).statement for f in a.question.answers],
+    }

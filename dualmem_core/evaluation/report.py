@@ -1,0 +1,157 @@
+"""The evaluation report people read: a markdown table, a chart before/after the Editor, JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .harness import EvalResult
+
+# Metric, higher-is-better, shown as a percentage. Graph metrics exist only after the Editor.
+RETRIEVAL = ["recall@5", "mrr", "past_recall@5", "as_of_recall@5", "stale_first_rate"]
+GRAPH = [
+    "duplicate_precision",
+    "duplicate_recall",
+    "contradiction_precision",
+    "contradiction_recall",
+    "direction_accuracy",
+    "entity_precision",
+    "entity_recall",
+]
+COUNTS = ["current_wrongly_superseded", "wrong_merges"]
+# Each pair metric's (numerator, denominator) in PartResult.counts, shown beside the ratio.
+FRACTIONS = {
+    "duplicate_precision": ("dup_correct", "dup_predicted"),
+    "duplicate_recall": ("dup_found", "dup_gold"),
+    "contradiction_precision": ("sup_matching", "sup_predicted"),
+    "contradiction_recall": ("sup_found", "sup_gold"),
+    "direction_accuracy": ("sup_right", "sup_matching"),
+    "entity_precision": ("ent_correct", "ent_predicted"),
+    "entity_recall": ("ent_correct", "ent_gold"),
+}
+
+
+def write_report(
+    results: list[EvalResult], folder: str | Path, thresholds: dict[str, dict[str, float]] | None = None
+) -> dict[str, Path]:
+    """report.md, metrics.json and metrics.png in ``folder``; returns their paths."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "markdown": folder / "report.md",
+        "json": folder / "metrics.json",
+        "chart": folder / "metrics.png",
+    }
+    paths["json"].write_text(json.dumps([r.as_dict() for r in results], indent=2, default=str) + "\n")
+    paths["markdown"].write_text(markdown(results, thresholds))
+    chart(results[0], paths["chart"])
+    return paths
+
+
+def markdown(results: list[EvalResult], thresholds: dict[str, dict[str, float]] | None = None) -> str:
+    lines = ["# dualmem evaluation", ""]
+    for r in results:
+        lines += [f"## Embedder `{r.embedder}` on `{r.store}` ({r.seconds:.1f} s)", ""]
+        parts = list(r.parts.values())
+        lines += [
+            "| metric | " + " | ".join(f"{p.part} before | {p.part} after" for p in parts) + " |",
+            "| --- |" + " ---: | ---: |" * len(parts),
+        ]
+        for name in RETRIEVAL:
+            lines.append(
+                f"| {name} | "
+                + " | ".join(f"{_pct(p.before[name])} | {_pct(p.after[name])}" for p in parts)
+                + " |"
+            )
+        for name in GRAPH:
+            num, den = FRACTIONS[name]
+            lines.append(
+                f"| {name} | "
+                + " | ".join(f" | {_pct(p.after[name])} ({p.counts[num]}/{p.counts[den]})" for p in parts)
+                + " |"
+            )
+        for name in COUNTS:
+            lines.append(f"| {name} | " + " | ".join(f" | {p.after[name]}" for p in parts) + " |")
+        lines.append(
+            "| LLM calls / tokens | " + " | ".join(f" | {p.llm_calls} / {p.llm_tokens}" for p in parts) + " |"
+        )
+        lines.append(
+            "| remember p50 / p95 ms | "
+            + " | ".join(f" | {p.write_ms.get('p50', 0):.1f} / {p.write_ms.get('p95', 0):.1f}" for p in parts)
+            + " |"
+        )
+        lines.append(
+            "| Editor run mean / max s | "
+            + " | ".join(
+                f" | {p.editor_s.get('mean', 0):.2f} / {p.editor_s.get('max', 0):.2f}" for p in parts
+            )
+            + " |"
+        )
+        asked = ", ".join(f"{p.part} {p.after['questions']}" for p in parts)
+        lines += [
+            "",
+            f"Questions per part: {asked}. Before = right after the Writer; after = after one "
+            "Editor run per user.",
+            "",
+        ]
+        if thresholds:
+            lines += _threshold_lines(r, thresholds)
+        for p in parts:
+            if p.misses:
+                lines += [f"### Missed in the top 5 ({p.part}, after the Editor)", ""]
+                lines += [
+                    f"- {m['question']} ({m['kind']}): {m['text']} -> {'; '.join(m['answers'])}"
+                    for m in p.misses
+                ]
+                lines.append("")
+    lines += ["Definitions: `dualmem_core/evaluation/metrics.py`. Fixture: `fixtures/eval/`.", ""]
+    return "\n".join(lines)
+
+
+def _threshold_lines(r: EvalResult, thresholds: dict[str, dict[str, float]]) -> list[str]:
+    lines = ["Thresholds (`fixtures/thresholds.json`):", ""]
+    for part, limits in thresholds.items():
+        if part not in r.parts:
+            continue
+        for name, limit in limits.items():
+            value = r.parts[part].after[name]
+            ok = value <= limit if name in COUNTS or name == "stale_first_rate" else value >= limit
+            lines.append(f"- {part} {name}: {value:.3f} {'meets' if ok else 'BELOW'} {limit}")
+    return [*lines, ""]
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def chart(result: EvalResult, path: Path) -> None:
+    """Grouped bars: each retrieval metric before and after the Editor, and the graph metrics."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    parts = list(result.parts.values())
+    fig, axes = plt.subplots(1, len(parts), figsize=(6.5 * len(parts), 4.8), sharey=True, squeeze=False)
+    for ax, p in zip(axes[0], parts, strict=True):
+        names = RETRIEVAL + GRAPH
+        xs = range(len(names))
+        ax.bar(
+            [x - 0.2 for x in xs],
+            [p.before.get(n, 0) if n in RETRIEVAL else 0 for n in names],
+            0.4,
+            label="before the Editor",
+            color="#9db4d0",
+        )
+        ax.bar(
+            [x + 0.2 for x in xs], [p.after[n] for n in names], 0.4, label="after the Editor", color="#2c5d8f"
+        )
+        ax.set_xticks(list(xs), names, rotation=60, ha="right", fontsize=8)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"{p.part} ({len(p.users)} users, {p.after['questions']} questions)")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0][0].legend(loc="lower left", fontsize=8)
+    fig.suptitle(f"dualmem evaluation, embedder {result.embedder}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
