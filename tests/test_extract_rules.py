@@ -8,6 +8,7 @@ extracted (extra facts are allowed there); negative cases check that nothing is 
 from __future__ import annotations
 
 import json
+import random
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -529,3 +530,25 @@ if __name__ == "__main__":
     p, r, missed = score_heldout()
     print(f"held-out precision={p:.3f} recall={r:.3f}")
     print("\n".join(missed))
+
+
+def test_normalize_skips_only_replacements_that_cannot_apply() -> None:
+    """The literal gates in normalize() change nothing: same text as running every replacement."""
+    from dualmem_core.writer.rules import text as T
+
+    def every_replacement(s: str) -> str:
+        s = s.replace("\u00a0", " ")
+        for pattern, replacement in T._REPLACEMENTS:
+            s = pattern.sub(replacement, s)
+        s = T._NOUN_IS.sub(lambda m: m[0] if m[1].lower() in T._KEEP_POSSESSIVE else f"{m[1]} is ", s)
+        return T._BLANKS.sub(" ", s).strip()
+
+    rng = random.Random(9)
+    words = ("I i im Im I'm i've ive I'll can't cant cannot CAN'T won't shan't ain't didn't DONT dont "
+             "wasnt she's he's it's that's Tom's master's name's let's we're they've you'll I'd he'd "
+             "gonna Wanna gotta kinda can not stand been lived moved just really the a in at ` ’ “ ” "
+             "hello world there 's 'd 're").split()
+    for _ in range(4000):
+        s = " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
+        s = s.upper() if rng.random() < 0.1 else s
+        assert T.normalize(s) == every_replacement(s), s

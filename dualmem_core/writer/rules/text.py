@@ -56,6 +56,16 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bi\b", "I"),
     )
 )
+# What each replacement above cannot match without, lower-cased: a text lacking all of a row's
+# literals skips that pattern. Only ASCII texts are gated (under IGNORECASE a few non-ASCII
+# letters match ASCII ones).
+_NEEDS: tuple[tuple[str, ...], ...] = (
+    ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
+    ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
+    ("name's",), ("let's",), ("'s",), ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
+    ("can not",), ("i",),
+)  # fmt: skip
+assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".
 _KEEP_POSSESSIVE = NOT_NAMES | {"master", "bachelor", "children", "people", "women", "men", "everyone"}
 _NOUN_IS = re.compile(rf"\b([A-Za-z]+)'s\s+(?={_IS_AFTER_NOUN})")
@@ -76,9 +86,17 @@ _EMOTICON = re.compile(r"\s*(?:[:;]-?[)(DPp]|<3|\(:|xD)\s*$")  # trailing emotic
 def normalize(text: str) -> str:
     """Expand contractions and tidy spacing; keeps the original casing of every other word."""
     text = text.replace("\u00a0", " ")
-    for pattern, replacement in _REPLACEMENTS:
-        text = pattern.sub(replacement, text)
-    text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
+    if not text.isascii():
+        for pattern, replacement in _REPLACEMENTS:
+            text = pattern.sub(replacement, text)
+    else:
+        lowered = text.lower()
+        for (pattern, replacement), needs in zip(_REPLACEMENTS, _NEEDS, strict=True):
+            if any(n in lowered for n in needs):
+                text = pattern.sub(replacement, text)
+                lowered = text.lower()
+    if "'s" in text or not text.isascii():
+        text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
     return _BLANKS.sub(" ", text).strip()
 
 
