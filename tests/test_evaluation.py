@@ -1,0 +1,159 @@
+"""The evaluation's metrics on small hand-made graphs, and the whole loop on the fixture."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime
+
+import pytest
+
+from dualmem_core import open_store
+from dualmem_core.cli import main
+from dualmem_core.evaluation import metrics
+from dualmem_core.evaluation.fixture import (
+    Fixture,
+    GoldEntity,
+    GoldFact,
+    Mention,
+    Question,
+    UpdateChain,
+    load_fixture,
+)
+from dualmem_core.evaluation.harness import evaluate
+from dualmem_core.evaluation.run import failures
+from dualmem_core.store import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, UserGraph
+
+T = datetime(2026, 1, 1, tzinfo=UTC)
+U = "u"
+
+
+def _fact(fid, obj, sources, current=True):
+    return GoldFact(fid, U, tuple(sources), f"lives in {obj}", "user", "lives_in", obj, None, None, current)
+
+
+class Graph:
+    """A stored graph written by hand: memories with their source ids, edges between them."""
+
+    def __init__(self):
+        self.g = UserGraph(U)
+        self.episodes = {}
+
+    def memory(self, text, sources, status="active", kind="fact"):
+        m = Memory(user_id=U, kind=kind)
+        self.g.memories.append(m)
+        self.g.versions.append(
+            MemoryVersion(memory_id=m.id, user_id=U, text=text, valid_from=T, status=status)
+        )
+        for s in sources:
+            ep = self.episodes.setdefault(s, Episode(user_id=U, text=s, observed_at=T, source_id=s))
+            self.g.edges.append(Edge(user_id=U, type=EdgeType.FROM, src_id=m.id, dst_id=ep.id))
+        return m.id
+
+    def edge(self, type_, src, dst):
+        self.g.edges.append(Edge(user_id=U, type=type_, src_id=src, dst_id=dst))
+
+    def stored(self):
+        self.g.episodes = list(self.episodes.values())
+        return metrics.StoredUser(self.g)
+
+
+def _fixture(facts, updates=(), entities=()):
+    return Fixture([], list(facts), [], list(updates), list(entities), [])
+
+
+def test_duplicate_pairs_are_judged_by_the_facts_both_sides_express():
+    g = Graph()
+    a = g.memory("user lives in Portland", ["m1"])
+    b = g.memory("user lives in Portland!", ["m2"])
+    c = g.memory("user lives in Denver", ["m3"])
+    d = g.memory("user lives in Portland", ["m4"])
+    g.edge(EdgeType.DUPLICATE_OF, b, a)  # right
+    g.edge(EdgeType.DUPLICATE_OF, c, a)  # wrong: Denver is not Portland
+    facts = [_fact("f1", "Portland", ["m1", "m2", "m4"]), _fact("f2", "Denver", ["m3"])]
+    counts = metrics.duplicates(g.stored(), facts)
+    assert (counts["dup_correct"], counts["dup_predicted"]) == (1, 2)
+    assert (counts["dup_found"], counts["dup_gold"]) == (1, 3)  # m1-m2 found; m1-m4, m2-m4 missed
+    assert d  # m4's memory stands alone
+
+
+def test_supersession_pairs_direction_and_wrongly_superseded_facts():
+    g = Graph()
+    austin = g.memory("user lives in Austin", ["m1"], status="superseded")
+    denver = g.memory("user lives in Denver", ["m2"], status="superseded")
+    g.memory("user lives in Minneapolis", ["m3"], status="superseded")  # current in gold: wrong
+    g.edge(EdgeType.SUPERSEDES, denver, austin)  # right direction
+    g.edge(EdgeType.SUPERSEDES, austin, denver)  # wrong direction, still a match
+    facts = [
+        _fact("a", "Austin", ["m1"], False),
+        _fact("d", "Denver", ["m2"], False),
+        _fact("m", "Minneapolis", ["m3"]),
+    ]
+    fixture = _fixture(facts, [UpdateChain(U, ("a", "d", "m"))])
+    c = metrics.supersessions(g.stored(), fixture, U)
+    assert (c["sup_matching"], c["sup_predicted"], c["sup_right"]) == (2, 2, 1)
+    assert (c["sup_found"], c["sup_gold"]) == (1, 2)
+    assert c["current_wrongly_superseded"] == 1
+
+
+def test_entity_pairs_follow_merges_and_count_wrong_ones():
+    g = Graph()
+    m1, m2, m3 = (
+        g.memory("Robert is my friend", ["s1"]),
+        g.memory("Bob called", ["s2"]),
+        g.memory("Sarah Kim called", ["s3"]),
+    )
+    robert, bob, sarah = (Entity(user_id=U, name=n) for n in ("Robert", "Bob", "Sarah Kim"))
+    g.g.entities += [robert, bob, sarah]
+    for m, e in ((m1, robert), (m2, bob), (m3, sarah)):
+        g.edge(EdgeType.MENTIONS, m, e.id)
+    g.edge(EdgeType.MERGED_INTO, bob.id, robert.id)
+    g.edge(EdgeType.MERGED_INTO, sarah.id, robert.id)  # a wrong merge
+    gold = [
+        GoldEntity("e1", U, "person", ("Robert", "Bob"), (Mention("s1", "Robert"), Mention("s2", "Bob"))),
+        GoldEntity("e2", U, "person", ("Sarah Kim",), (Mention("s3", "Sarah Kim"),)),
+    ]
+    c = metrics.entities(g.stored(), _fixture([], entities=gold), U)
+    assert (c["ent_correct"], c["ent_predicted"], c["ent_gold"], c["wrong_merges"]) == (1, 3, 1, 1)
+
+
+def test_retrieval_counts_answers_stale_hits_and_kinds():
+    q1 = Question("q1", "tune", U, "where?", T, None, "present", ("now",), ("old",))
+    q2 = Question("q2", "tune", U, "before?", T, None, "past", ("old",), ())
+    q3 = Question("q3", "tune", U, "march?", T, date(2026, 3, 1), "as_of", ("now", "old"), ())
+    results = [
+        metrics.Answered(q1, [{"old"}, {"now"}]),
+        metrics.Answered(q2, [set(), set()]),
+        metrics.Answered(q3, [{"now"}]),
+    ]
+    r = metrics.retrieval(results, k=5)
+    assert r["recall@5"] == pytest.approx((1 + 0 + 0.5) / 3)
+    assert r["mrr"] == pytest.approx((0.5 + 0 + 1) / 3)
+    assert r["stale_first_rate"] == 1.0  # q1's first hit is the stale fact
+    assert (r["past_recall@5"], r["as_of_recall@5"]) == (0.0, 0.5)
+
+
+def test_the_whole_loop_on_the_fixture_and_the_editor_does_not_lower_recall(tmp_path):
+    fixture = load_fixture()
+    with open_store(f"sqlite:///{tmp_path / 'eval.db'}") as store:
+        result = evaluate(store, fixture)
+    assert set(result.parts) == {"tune", "heldout"}
+    for part in result.parts.values():
+        assert part.after["questions"] == len([q for q in fixture.questions if q.part == part.part])
+        assert part.after["recall@5"] >= part.before["recall@5"]
+        assert part.llm_calls == 0 and part.write_ms["p50"] > 0
+        assert part.after["wrong_merges"] == 0
+    assert not failures(result, {"tune": {"recall@5": 0.0, "wrong_merges": 0}})
+    assert failures(result, {"tune": {"recall@5": 1.01}}) == [
+        f"tune recall@5: {result.parts['tune'].after['recall@5']:.3f} < 1.01"
+    ]
+
+
+def test_dualmem_eval_writes_the_report(tmp_path, capsys):
+    assert main(["eval", "--out", str(tmp_path), "--embedder", "hashing", "--part", "heldout"]) == 0
+    out = capsys.readouterr().out
+    assert "| recall@5 |" in out and "heldout after" in out
+    assert (tmp_path / "metrics.png").read_bytes()[:4] == b"\x89PNG"
+    [run] = json.loads((tmp_path / "metrics.json").read_text())
+    assert run["embedder"].startswith("hashing") and list(run["parts"]) == ["heldout"]
+    assert main(["eval", "--out", str(tmp_path), "--embedder", "nope"]) == 1
+    assert "unknown evaluation embedder" in capsys.readouterr().err
