@@ -7,6 +7,7 @@ from .defs.editor.checks import change_set_invariants
 from .defs.editor.jobs import editor_job
 from .defs.editor.schedules import nightly_editor_schedule
 from .defs.editor.sensors import new_memories_sensor
+from .defs.evaluation.checks import memory_quality
 from .defs.providers.resources import EmbedderResource, LLMResource
 from .defs.rollback.jobs import rollback_job
 from .defs.snapshot.assets import graph_snapshot
@@ -23,7 +24,7 @@ def build_definitions() -> Definitions:
     """Everything, with resources read from the environment as it is now."""
     return Definitions(
         assets=[graph_snapshot, *stage_assets, change_set, publish],
-        asset_checks=[change_set_invariants],
+        asset_checks=[change_set_invariants, memory_quality],
         jobs=[editor_job, rollback_job],
         schedules=[nightly_editor_schedule],
         sensors=[new_memories_sensor],

@@ -102,7 +102,7 @@ def test_definitions_load_the_whole_editor():
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == {"graph_snapshot", *STAGES, "change_set", "publish"}
-    assert {k.name for k in graph.asset_check_keys} == set(INVARIANTS)
+    assert {k.name for k in graph.asset_check_keys} == {*INVARIANTS, "memory_quality"}
     assert {"store", "llm", "embedder"} <= set(defs.resources)
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
@@ -190,7 +190,8 @@ def test_the_editor_job_runs_as_deployed(instance, sqlite_url, monkeypatch):
     instance.add_dynamic_partitions("users", ["u1"])
     result = job.execute_in_process(partition_key="u1", instance=instance)
     assert result.success
-    assert {e.check_name for e in result.get_asset_check_evaluations() if e.passed} == set(INVARIANTS)
+    passed = {e.check_name for e in result.get_asset_check_evaluations() if e.passed}
+    assert passed == {*INVARIANTS, "memory_quality"}  # u1 is no fixture user: nothing to measure
     with open_store(sqlite_url, dimension=DIM) as store:
         assert len(store.list_runs("u1")) == 1
 
@@ -321,3 +322,38 @@ def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given
     assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
     [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
     assert observation.event_specific_data.asset_observation.metadata["rolled_back"].value == run_id
+
+
+def _load_fixture_user(url: str, user_id: str) -> None:
+    from dualmem_core.evaluation.fixture import load_fixture
+
+    with open_store(url, dimension=DIM) as store:
+        writer = Writer(store)
+        for m in load_fixture().messages_of(user_id):
+            writer.remember(m.content, user_id=user_id, session_id=m.session_id, at=m.at.astimezone(UTC),
+                            source_id=m.source_id, role=m.role)
+
+
+@pytest.mark.parametrize("floors", [None, {"tune": {"recall@5": 1.01}}])
+def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
+        instance, sqlite_url, tmp_path, monkeypatch, floors):
+    import json
+
+    from dualmem_pipeline.defs.evaluation import checks as quality
+    from dualmem_pipeline.defs.providers.resources import EmbedderResource
+
+    if floors is not None:
+        (tmp_path / "floors.json").write_text(json.dumps(floors))
+        monkeypatch.setattr(quality, "THRESHOLDS", tmp_path / "floors.json")
+    _load_fixture_user(sqlite_url, "t2")
+    instance.add_dynamic_partitions("users", ["t2"])
+    resources = {"store": StoreResource(url=sqlite_url, dimension=DIM), "llm": LLMResource(),
+                 "embedder": EmbedderResource(spec="hashing")}
+    result = materialize([*EDITOR, quality.memory_quality], partition_key="t2", instance=instance,
+                         resources=resources, raise_on_error=False)
+    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == "memory_quality"]
+    shown = {k: v.value for k, v in evaluation.metadata.items()}
+    assert shown["part"] == "tune" and 0 < shown["recall@5"] <= 1 and shown["wrong_merges"] == 0
+    assert evaluation.passed == (floors is None)
+    if floors is not None:
+        assert shown["below_thresholds"] == [f"recall@5: {shown['recall@5']:.3f} < 1.01"]

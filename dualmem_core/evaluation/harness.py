@@ -93,15 +93,10 @@ def evaluate(
             run = editor.run(user)
             editor_s.append(run.duration_s)
             calls, tokens = calls + run.llm_calls, tokens + run.llm_tokens
-            after += _ask(writer, fixture, user)
-            stored = metrics.StoredUser(store.export_graph(user))
-            for part_counts in (
-                metrics.duplicates(stored, fixture.facts_of(user)),
-                metrics.supersessions(stored, fixture, user),
-                metrics.entities(stored, fixture, user),
-            ):
-                for name, n in part_counts.items():
-                    counts[name] = counts.get(name, 0) + n
+            user_counts, answers = score_user(writer, fixture, user)
+            after += answers
+            for name, n in user_counts.items():
+                counts[name] = counts.get(name, 0) + n
         retrieval_after = metrics.retrieval(after, K)
         out[part] = PartResult(
             part,
@@ -116,6 +111,25 @@ def evaluate(
             [_miss(a, fixture) for a in after if not set().union(*a.hits[:K]) >= set(a.question.answers)],
         )
     return EvalResult(store.url, writer.embedder.name, out, time.perf_counter() - started)
+
+
+def score_user(writer: Writer, fixture: Fixture, user: str) -> tuple[dict[str, int], list[metrics.Answered]]:
+    """One user's graph counts and answered questions, as the store holds them now."""
+    stored = metrics.StoredUser(writer.store.export_graph(user))
+    counts: dict[str, int] = {}
+    for found in (
+        metrics.duplicates(stored, fixture.facts_of(user)),
+        metrics.supersessions(stored, fixture, user),
+        metrics.entities(stored, fixture, user),
+    ):
+        counts.update(found)
+    return counts, _ask(writer, fixture, user)
+
+
+def user_metrics(writer: Writer, fixture: Fixture, user: str) -> dict[str, float]:
+    """Every metric of one user (the asset check's view of an evaluation partition)."""
+    counts, answers = score_user(writer, fixture, user)
+    return {**metrics.retrieval(answers, K), **metrics.graph_metrics(counts)}
 
 
 def _ask(writer: Writer, fixture: Fixture, user: str) -> list[metrics.Answered]:

@@ -79,15 +79,18 @@ def load_thresholds(path: Path) -> dict[str, dict[str, float]]:
 
 
 def failures(result: EvalResult, limits: dict[str, dict[str, float]]) -> list[str]:
-    """Every threshold the (first embedder's) result does not meet; counts and rates must stay at
-    or under theirs, every other metric at or over."""
+    """Every threshold the (first embedder's) result does not meet, per part."""
+    return [f"{part} {miss}" for part, wanted in limits.items() if part in result.parts
+            for miss in below(result.parts[part].after, wanted)]
+
+
+def below(values: dict[str, float], wanted: dict[str, float]) -> list[str]:
+    """"metric: value < limit" for each limit not met; counts and the stale-first rate must stay
+    at or under theirs, every other metric at or over."""
     out = []
-    for part, wanted in limits.items():
-        if part not in result.parts:
-            continue
-        for name, limit in wanted.items():
-            value = result.parts[part].after[name]
-            at_most = name in COUNTS or name == "stale_first_rate"
-            if (value > limit) if at_most else (value < limit):
-                out.append(f"{part} {name}: {value:.3f} {'>' if at_most else '<'} {limit}")
+    for name, limit in wanted.items():
+        value = values[name]
+        at_most = name in COUNTS or name == "stale_first_rate"
+        if (value > limit) if at_most else (value < limit):
+            out.append(f"{name}: {value:.3f} {'>' if at_most else '<'} {limit}")
     return out
