@@ -1,0 +1,52 @@
+"""One place that wires a store, the configured providers, a Writer and an Editor together.
+
+Every frontend (the CLI, the MCP server, the REST API) opens its memory through
+``open_services``, so they all read configuration the same way: an explicit store URL, else
+``DUALMEM_STORE``, else the embedded default; providers from ``ProviderConfig`` (environment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .editor import Editor
+from .providers.cache import ProviderCache
+from .providers.config import ProviderConfig, embedder_kind, make_embedder, make_llm, open_cache
+from .store import Store, open_store
+from .writer.writer import Writer
+
+
+@dataclass
+class Services:
+    store: Store
+    writer: Writer
+    editor: Editor
+    cache: ProviderCache | None = None
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+        self.store.close()
+
+    def __enter__(self) -> Services:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_services(store_url: str | None = None, config: ProviderConfig | None = None) -> Services:
+    """The store at ``store_url`` (or the default), with a Writer and an Editor on it."""
+    config = config or ProviderConfig.from_env()
+    needs_cache = config.llm_model or embedder_kind(config.embedder)[0] != "hashing"
+    cache = open_cache(config) if needs_cache else None
+    embedder = make_embedder(config, cache)
+    llm = make_llm(config, cache)
+    store = open_store(store_url, dimension=embedder.dimension)
+    try:
+        return Services(store, Writer(store, embedder=embedder, llm=llm), Editor(store, llm=llm), cache)
+    except Exception:
+        store.close()
+        if cache is not None:
+            cache.close()
+        raise
