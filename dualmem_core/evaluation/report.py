@@ -96,15 +96,14 @@ def markdown(results: list[EvalResult], thresholds: dict[str, dict[str, float]] 
         ]
         if thresholds:
             lines += _threshold_lines(r, thresholds)
-        for p in parts:
-            if p.misses:
-                lines += [f"### Missed in the top 5 ({p.part}, after the Editor)", ""]
-                lines += [
-                    f"- {m['question']} ({m['kind']}): {m['text']} -> {'; '.join(m['answers'])}"
-                    for m in p.misses
-                ]
-                lines.append("")
     lines += ["Definitions: `dualmem_core/evaluation/metrics.py`. Fixture: `fixtures/eval/`.", ""]
+    for r in results:  # after every table, so the tables read as one block
+        for p in r.parts.values():
+            if p.misses:
+                lines += [f"### Missed in the top 5: {p.part}, embedder {r.embedder}, after the Editor", ""]
+                lines += [f"- {m['question']} ({m['kind']}): {m['text']} -> {'; '.join(m['answers'])}"
+                          for m in p.misses]
+                lines.append("")
     return "\n".join(lines)
 
 
