@@ -27,7 +27,7 @@ from ..store import EdgeType
 from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
-from .view import GraphView, object_key
+from .view import GraphView, follow, object_key
 
 STAGE = "entities"
 ALIAS_PREDICATES = ("name", "nickname")
@@ -170,10 +170,7 @@ def _follow_merges(view: GraphView, merged: set[str]) -> list[Decision]:
     for memory_id in view.new_memory_ids():
         mentioned = set(view.mentions.get(memory_id, ()))
         for entity_id in sorted(mentioned & merged):
-            root, seen = entity_id, set()
-            while root in into and root not in seen:
-                seen.add(root)
-                root = into[root]
+            root = follow(into, entity_id)
             if root not in mentioned:
                 mentioned.add(root)
                 out.append(

@@ -25,7 +25,7 @@ from ..store import changes as ch
 from ..timeutil import FAR_FUTURE
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
-from .view import GraphView, object_key
+from .view import GraphView, follow, object_key
 
 STAGE = "relations"
 
@@ -47,11 +47,7 @@ def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResul
                     revised.setdefault(op.memory_id, {}).update(op.fields)
 
     def canon(entity_id: str) -> str:
-        seen = set()
-        while entity_id in root and entity_id not in seen:
-            seen.add(entity_id)
-            entity_id = root[entity_id]
-        return entity_id
+        return follow(root, entity_id)
 
     degree = Counter()
     for entity_id, memory_ids in view.mentioned_by.items():

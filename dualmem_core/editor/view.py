@@ -153,6 +153,15 @@ class GraphView:
         return self._matrix
 
 
+def follow(links: dict[str, str], node: str) -> str:
+    """Where a chain of links (copy -> canonical, merged -> kept) ends; safe against cycles."""
+    seen = set()
+    while node in links and node not in seen:
+        seen.add(node)
+        node = links[node]
+    return node
+
+
 def subject_key(subject: str | None) -> str:
     return normalize_text(subject or "")
 

@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from ..editor.view import follow
 from ..store import EdgeType, UserGraph
 from ..store.models import normalize_text
 from ..timeutil import FAR_FUTURE
@@ -79,11 +80,7 @@ def duplicates(stored: StoredUser, facts: list[GoldFact]) -> dict[str, int]:
     canonical = {e.src_id: e.dst_id for e in stored.open_edges(EdgeType.DUPLICATE_OF)}
 
     def root(m: str) -> str:
-        seen = set()
-        while m in canonical and m not in seen:
-            seen.add(m)
-            m = canonical[m]
-        return m
+        return follow(canonical, m)
 
     correct = unjudged = predicted = 0
     for e in stored.open_edges(EdgeType.DUPLICATE_OF):
@@ -189,11 +186,7 @@ def entities(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[str, in
             by_source[s].add(e.dst_id)
 
     def canon(entity_id: str) -> str:
-        seen = set()
-        while entity_id in into and entity_id not in seen:
-            seen.add(entity_id)
-            entity_id = into[entity_id]
-        return entity_id
+        return follow(into, entity_id)
 
     mentions = []  # (gold entity, predicted canonical or None)
     for gold in (x for x in fixture.entities if x.user_id == user_id):
