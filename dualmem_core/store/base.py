@@ -11,6 +11,7 @@ import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 import numpy as np
@@ -100,6 +101,11 @@ class Store(ABC):
         return self._delete_user(check_user_id(user_id))
 
     # -- reads ----------------------------------------------------------------------------
+
+    def reading(self) -> AbstractContextManager[None]:
+        """A block of reads that may share one read transaction (on Neo4j: a round trip per read
+        instead of a session and a transaction each). Write nothing inside it."""
+        return nullcontext()
 
     def vector_search(self, vector: Iterable[float], flt: SearchFilter, k: int = 10) -> list[SearchHit]:
         """Top-k versions by cosine similarity among those the filter admits.

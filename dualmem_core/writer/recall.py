@@ -25,6 +25,11 @@ class _Candidate:
 
 
 def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
+    with store.reading():  # a dozen reads: one transaction on Neo4j
+        return _recall(store, query_vector, query, flt, k)
+
+
+def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
     depth = max(4 * k, 20)
     lists = [store.vector_search(query_vector, flt, depth)]
     lists.append(store.text_search(query, flt, depth) if query_terms(query) else [])

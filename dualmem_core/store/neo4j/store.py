@@ -8,10 +8,15 @@ fewer than k hits, so a filter never thins the results.
 
 from __future__ import annotations
 
+import atexit
 import json
+import logging
 import os
+import threading
+import weakref
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any, TypeVar
@@ -54,11 +59,14 @@ from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 # Search results leave embeddings out: the driver decodes 384 floats a hit in pure Python.
-_VERSION_NO_VECTOR = "v {.*, embedding: null}"
+# Times come back as integer microseconds (``rows.projection``): decoding DATETIMEs is slow too.
+_VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
+_MEMORY = R.projection("m", "Memory")
 # Cut to the top k before building result maps, so only k versions are materialised.
 _TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
-          f"RETURN {_VERSION_NO_VECTOR} AS v, properties(m) AS m, score ORDER BY score DESC, v.id")
+          f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
 _NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
 _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
@@ -95,16 +103,52 @@ class Neo4jStore(Store):
                 f"cannot reach Neo4j at {url} ({type(exc).__name__}: {exc}); start one with "
                 "`dualmem neo4j start` or point DUALMEM_STORE/NEO4J_URI at a running server"
             ) from None
+        self._pinned = threading.local()  # the read transaction of a ``reading()`` block
+        self._accesses = _AccessRecorder(self)
         self.dimension = self._set_up_schema(dimension)
 
     # -- plumbing -------------------------------------------------------------------------
 
     def _run(self, work: Callable[..., T], *args: Any, write: bool = True) -> T:
-        """Run ``work(tx, *args)`` in one managed transaction (retried on transient errors)."""
-        try:
+        """Run ``work(tx, *args)`` in one managed transaction (retried on transient errors), or
+        in the read transaction of the ``reading()`` block this thread is in."""
+        pinned = None if write else getattr(self._pinned, "tx", None)
+        with self._errors():
+            if pinned is not None:
+                return work(pinned, *args)
             with self._driver.session(database=self.database) as session:
                 call = session.execute_write if write else session.execute_read
                 return call(work, *args)
+        raise AssertionError("unreachable")  # _errors() re-raises
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Reads in this block share one read transaction: one round trip each."""
+        if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
+            yield
+            return
+        with self._errors():
+            session = self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS)
+            try:
+                tx = session.begin_transaction()
+            except BaseException:
+                session.close()
+                raise
+        self._pinned.tx = tx
+        try:
+            yield
+        finally:
+            self._pinned.tx = None
+            try:
+                tx.close()  # read only: nothing to commit
+            finally:
+                session.close()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """The driver's errors as the store's."""
+        try:
+            yield
         except DualmemError:
             raise
         except neo_errors.ConstraintError as exc:
@@ -141,7 +185,10 @@ class Neo4jStore(Store):
         return dimension
 
     def close(self) -> None:
-        self._driver.close()
+        try:
+            self._accesses.close()
+        finally:
+            self._driver.close()
 
     # -- shared steps ---------------------------------------------------------------------
 
@@ -287,10 +334,15 @@ class Neo4jStore(Store):
             tx.run(_update_query(name), rows=rows).consume()
 
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
+        # A write transaction per recall cost about as much as the recall: accesses are queued
+        # and written by a background thread, batched; reads of memories wait for the queue.
+        self._accesses.add(user_id, memory_ids, at)
+
+    def _write_accesses(self, rows: list[dict]) -> None:
         self._run(lambda tx: tx.run(
-            "MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
-            "SET m.access_count = coalesce(m.access_count, 0) + 1, m.last_accessed_at = $at",
-            ids=memory_ids, user=user_id, at=at).consume())
+            "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user "
+            "SET m.access_count = coalesce(m.access_count, 0) + row.n, m.last_accessed_at = row.at",
+            rows=rows).consume())
 
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
         def work(tx: neo4j.ManagedTransaction) -> None:
@@ -428,22 +480,24 @@ class Neo4jStore(Store):
         return self._run(lambda tx: [convert(r["n"]) for r in tx.run(query, params)], write=False)
 
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
+        self._accesses.flush()
         return self._read("MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
-                          "RETURN properties(m) AS n", R.to_memory, ids=ids, user=user_id)
+                          f"RETURN {_MEMORY} AS n", R.to_memory, ids=ids, user=user_id)
 
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
         return self._read("MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user "
-                          "RETURN properties(e) AS n", R.to_episode, ids=ids, user=user_id)
+                          f"RETURN {R.projection('e', 'Episode')} AS n", R.to_episode, ids=ids, user=user_id)
 
     def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
         return self._read("MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources "
-                          "RETURN properties(e) AS n ORDER BY e.observed_at, e.id", R.to_episode,
+                          f"RETURN {R.projection('e', 'Episode')} AS n ORDER BY e.observed_at, e.id",
+                          R.to_episode,
                           user=user_id, sources=source_ids)
 
     def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
                       all_versions: bool, embeddings: bool) -> list[MemoryVersion]:
         tx_where, params = _tx_cypher("v", known_at, all_versions)
-        props = "properties(v)" if embeddings else _VERSION_NO_VECTOR
+        props = R.projection("v", "MemoryVersion", vector=embeddings)
         return self._read(
             f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids AND {tx_where} "
             f"RETURN {props} AS n ORDER BY v.memory_id, v.tx_from, v.valid_from, v.id",
@@ -454,20 +508,22 @@ class Neo4jStore(Store):
         tx_where, params = _tx_cypher("r", known_at, all_versions)
         edges: dict[str, Edge] = {}
 
-        def work(tx: neo4j.ManagedTransaction) -> None:
-            for edge_type in types or list(EdgeType):
-                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
-                pattern = f"(a:{src})-[r:{edge_type.value}]->(b:{dst})"
-                # Anchor on the source's user index: with many users the planner would
-                # otherwise scan a whole label for the relationship's user_id.
-                ends = ([f"MATCH (a:{src}) WHERE a.user_id = $user MATCH {pattern} WHERE r.user_id = $user"]
-                        if node_ids is None else
-                        [f"MATCH {pattern} WHERE a.id IN $ids AND r.user_id = $user",
-                         f"MATCH {pattern} WHERE b.id IN $ids AND r.user_id = $user"])
-                for match in ends:
-                    for r in tx.run(f"{match} AND {tx_where} RETURN properties(r) AS p, a.id AS a, "
-                                    "b.id AS b", user=user_id, ids=node_ids, **params):
-                        edges[r["p"]["id"]] = R.to_edge(r["p"], edge_type.value, r["a"], r["b"])
+        branches = []
+        for edge_type in types or list(EdgeType):
+            src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
+            pattern = f"(a:{src})-[r:{edge_type.value}]->(b:{dst})"
+            # Anchor on the source's user index: with many users the planner would
+            # otherwise scan a whole label for the relationship's user_id.
+            ends = ([f"MATCH (a:{src}) WHERE a.user_id = $user MATCH {pattern} WHERE r.user_id = $user"]
+                    if node_ids is None else
+                    [f"MATCH {pattern} WHERE a.id IN $ids AND r.user_id = $user",
+                     f"MATCH {pattern} WHERE b.id IN $ids AND r.user_id = $user"])
+            branches += [f"{match} AND {tx_where} RETURN '{edge_type.value}' AS type, "
+                         f"{R.projection('r', 'edge')} AS p, a.id AS a, b.id AS b" for match in ends]
+
+        def work(tx: neo4j.ManagedTransaction) -> None:  # one round trip for every type and end
+            for r in tx.run(" UNION ALL ".join(branches), user=user_id, ids=node_ids, **params):
+                edges[r["p"]["id"]] = R.to_edge(r["p"], r["type"], r["a"], r["b"])
 
         self._run(work, write=False)
         return sorted(edges.values(), key=lambda e: (e.tx_from, e.id))
@@ -475,10 +531,13 @@ class Neo4jStore(Store):
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         return self._read(
             "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.content_hash IN $hashes "
-            "AND v.tx_to = $far RETURN properties(v) AS n ORDER BY v.tx_from, v.id",
+            f"AND v.tx_to = $far RETURN {R.projection('v', 'MemoryVersion')} AS n "
+            "ORDER BY v.tx_from, v.id",
             R.to_version, user=user_id, hashes=hashes, far=FAR_FUTURE)
 
     def _export_graph(self, user_id: str) -> UserGraph:
+        self._accesses.flush()
+
         def work(tx: neo4j.ManagedTransaction) -> UserGraph:
             graph = UserGraph(user_id)
             for table, label, convert in (("episodes", "Episode", R.to_episode),
@@ -486,7 +545,7 @@ class Neo4jStore(Store):
                                           ("versions", "MemoryVersion", R.to_version),
                                           ("entities", "Entity", R.to_entity)):
                 setattr(graph, table, [convert(r["n"]) for r in tx.run(
-                    f"MATCH (n:{label}) WHERE n.user_id = $user RETURN properties(n) AS n "
+                    f"MATCH (n:{label}) WHERE n.user_id = $user RETURN {R.projection('n', label)} AS n "
                     "ORDER BY n.id", user=user_id)])
             return graph
 
@@ -496,16 +555,18 @@ class Neo4jStore(Store):
 
     def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
         return self._read("MATCH (e:Entity) WHERE e.user_id = $user AND any(k IN e.keys WHERE k IN $keys) "
-                          "RETURN properties(e) AS n ORDER BY e.created_at, e.id", R.to_entity,
+                          f"RETURN {R.projection('e', 'Entity')} AS n ORDER BY e.created_at, e.id",
+                          R.to_entity,
                           user=user_id, keys=keys)
 
     def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
+        self._accesses.flush()
         where, params = _filter_cypher(flt)
         wanted = "v.predicate IS NOT NULL" if predicates is None else "v.predicate IN $predicates"
         return self._search(
             f"MATCH (v:MemoryVersion) WHERE {where['v']} AND {wanted} "
             f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-            f"RETURN {_VERSION_NO_VECTOR} AS v, properties(m) AS m, 0.0 AS score "
+            f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score "
             "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit",
             params | {"predicates": predicates, "limit": limit})
 
@@ -629,3 +690,76 @@ def _to_run(p: dict) -> ch.RunRecord:
     return ch.RunRecord(run_id=p["run_id"], user_id=p["user_id"], applied_at=R.native(p["applied_at"]),
                         journal=json.loads(p["journal"]), skipped=json.loads(p["skipped"]),
                         meta=json.loads(p.get("meta") or "{}"))
+
+
+class _AccessRecorder:
+    """Recall's access counts, written in batches by one background thread.
+
+    ``add`` returns at once; ``flush`` (called by reads that return memories, and on close)
+    writes whatever is queued in the calling thread, so those reads see every access made
+    before them. A failed background write is kept and retried by the next flush.
+    """
+
+    def __init__(self, store: Neo4jStore):
+        self._store = weakref.ref(store)
+        self._queue: list[tuple[str, list[str], datetime]] = []
+        self._cv = threading.Condition()
+        self._writing = threading.Lock()  # one write at a time, in queue order
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        atexit.register(self.close)
+
+    def add(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
+        with self._cv:
+            self._queue.append((user_id, memory_ids, at))
+            if self._thread is None and not self._closed:
+                self._thread = threading.Thread(target=self._loop, name="dualmem-access", daemon=True)
+                self._thread.start()
+            self._cv.notify()
+
+    def flush(self) -> None:
+        with self._writing:
+            with self._cv:
+                items, self._queue = self._queue, []
+            if items:
+                self._write(items)
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify()
+        try:
+            self.flush()
+        except DualmemError as exc:
+            log.warning("access counts not recorded: %s", exc)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while not self._queue and not self._closed:
+                    self._cv.wait()
+                if self._closed:
+                    return
+            try:
+                self.flush()
+            except DualmemError as exc:  # kept (re-queued): the next flush retries it
+                log.warning("access counts not recorded yet: %s", exc)
+                with self._cv:
+                    self._cv.wait(1.0)
+
+    def _write(self, items: list[tuple[str, list[str], datetime]]) -> None:
+        rows: dict[tuple[str, str], dict] = {}
+        for user_id, memory_ids, at in items:  # in call order: the last call's time stays
+            for memory_id in memory_ids:
+                row = rows.setdefault((user_id, memory_id), {"id": memory_id, "user": user_id, "n": 0})
+                row["n"] += 1
+                row["at"] = at
+        store = self._store()
+        if store is None:
+            return
+        try:
+            store._write_accesses(list(rows.values()))
+        except BaseException:
+            with self._cv:
+                self._queue[:0] = items
+            raise
