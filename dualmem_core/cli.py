@@ -1,6 +1,8 @@
 """The ``dualmem`` command line. A thin shell: every action is a call into the library.
 
-Errors a user can cause print one line and exit non-zero; ``--debug`` shows the traceback.
+Errors a user can cause print one line and exit non-zero (2 for a command line that cannot
+work, 1 for everything else); ``--debug`` shows the traceback. The handlers live in
+``dualmem_core/commands/``, one module per group of commands.
 """
 
 from __future__ import annotations
@@ -8,124 +10,80 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import NoReturn
 
+from .commands import config, editing, importing, memory, servers, tools
+from .commands.common import UsageError, store_options
 from .errors import DualmemError
 
+EPILOG = """\
+Memory: remember, recall, history, forget, import. Editor: edit, runs, rollback.
+Servers: mcp, serve. Settings: config. 'dualmem COMMAND --help' describes each, with examples.
 
-def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+Settings, highest precedence first: the flags --store / --embedder, the environment
+(DUALMEM_STORE, DUALMEM_EMBEDDER, DUALMEM_LLM_MODEL, ...), the TOML config file (--config PATH,
+else DUALMEM_CONFIG, else ~/.config/dualmem/config.toml if it exists), the defaults.
+An example config file:
 
-    result = run_demo(args.store, Path(args.out) if args.out else None)
-    evaluation = result.evaluation.results[0]
-    print(
-        f"dualmem demo: the evaluation fixture through the Writer and the Editor on {result.store_url} "
-        f"(embedder {evaluation.embedder}, {evaluation.seconds:.1f} s)"
-    )
-    print("\n".join(result.lines))
-    return 0
+  store = "sqlite:////home/me/dualmem/memory.db"
+  embedder = "hashing"
+  [llm]
+  model = "gpt-4o-mini"
+  base_url = "http://localhost:11434/v1"   # any OpenAI-compatible endpoint
 
-
-def _eval(args: argparse.Namespace) -> int:
-    from .evaluation.report import markdown
-    from .evaluation.run import run_evaluation
-
-    embedders = [e.strip() for e in args.embedder.split(",") if e.strip()] if args.embedder else None
-    parts = tuple(p.strip() for p in args.part.split(",") if p.strip())
-    evaluation = run_evaluation(args.out, store_url=args.store, embedders=embedders, parts=parts)
-    print(markdown(evaluation.results).split("### Missed")[0].rstrip())
-    print(
-        f"\nReport: {evaluation.paths['markdown']}, {evaluation.paths['chart']}, {evaluation.paths['json']}"
-    )
-    if evaluation.failures:
-        print("Below thresholds: " + "; ".join(evaluation.failures), file=sys.stderr)
-        return 1 if args.check else 0
-    return 0
+Other keys: llm.api_key, llm.timeout, llm.max_retries, embed.base_url, embed.api_key,
+embed.dimension, embed.batch_size, cache.path, cache.mode (each the DUALMEM_* variable
+of the same name).
+"""
 
 
-def _neo4j(args: argparse.Namespace) -> int:
-    from .local_neo4j import main_start, main_stop
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line instead of the usage block."""
 
-    data = Path(args.data).expanduser()
-    if args.action == "stop":
-        return 0 if main_stop(data) else 1
-    main_start(data, args.port, args.foreground, heap=args.heap, pagecache=args.pagecache)
-    if not args.foreground:
-        print(f"stop it with: dualmem neo4j stop --data {data}", file=sys.stderr)
-    return 0
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="dualmem", description=__doc__.splitlines()[0])
+    parser = Parser(prog="dualmem", description="dualmem: long-term memory for AI agents.", epilog=EPILOG,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    demo = commands.add_parser(
-        "demo",
-        help="write a short conversation into a store and query it",
-        description="Write the demo conversation into a store, then ask "
-        "it questions now and in the past. Starts from a clean demo user.",
-    )
-    demo.add_argument(
-        "--store",
-        help="store URL (default: DUALMEM_STORE, else an embedded demo "
-        "file in the user's data directory); e.g. sqlite:///demo.db or "
-        "bolt://127.0.0.1:7687. Only the fixture users' memories are replaced.",
-    )
-    demo.add_argument("--out", help="report folder (default: demo/ in the user's data directory)")
-    demo.set_defaults(run=_demo)
-
-    ev = commands.add_parser(
-        "eval",
-        help="measure memory quality on the gold-labelled fixture",
-        description="Load the evaluation fixture through the Writer, run the "
-        "Editor, ask every question before and after, and write a report "
-        "(report.md, metrics.png, metrics.json). Offline: no model is called.",
-    )
-    ev.add_argument("--out", default="eval-report", help="report folder (default: ./eval-report)")
-    ev.add_argument(
-        "--store",
-        help="store URL (default: a fresh SQLite file per embedder in --out); "
-        "the fixture users' memories in it are replaced",
-    )
-    ev.add_argument(
-        "--embedder",
-        help="comma-separated: recorded (all-MiniLM-L6-v2 vectors committed "
-        "with the fixture), hashing (deterministic); default: both when recorded exists",
-    )
-    ev.add_argument("--part", default="tune,heldout", help="fixture parts (default: tune,heldout)")
-    ev.add_argument(
-        "--check", action="store_true", help="exit 1 when a metric misses fixtures/thresholds.json"
-    )
-    ev.set_defaults(run=_eval)
-
-    neo = commands.add_parser(
-        "neo4j",
-        help="run a local Neo4j 5.26 (built from Maven Central)",
-        description="Start or stop a local Neo4j Community 5.26 with Bolt "
-        "on 127.0.0.1 and auth off: for development and the Dagster UI.",
-    )
-    neo.add_argument("action", choices=["start", "stop"])
-    neo.add_argument("--data", default=".dualmem/neo4j", help="data directory (default: .dualmem/neo4j)")
-    neo.add_argument("--port", type=int, default=7687, help="Bolt port (default: 7687)")
-    neo.add_argument("--foreground", action="store_true", help="run until Ctrl-C instead of detaching")
-    neo.add_argument("--heap", default="512m", help="JVM heap (default: 512m)")
-    neo.add_argument("--pagecache", default="128m", help="Neo4j page cache (default: 128m)")
-    neo.set_defaults(run=_neo4j)
+    common = store_options()
+    memory.register(commands, common)
+    importing.register(commands, common)
+    editing.register(commands, common)
+    servers.register(commands, common)
+    config.register(commands, common)
+    tools.register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args, extra = build_parser().parse_known_args(argv)
+    except SystemExit as exc:  # --help, or a command line argparse refused (one line, see Parser)
+        return exc.code if isinstance(exc.code, int) else 2
+    if extra:  # argparse would blame the top-level parser; name the command instead
+        print(f"dualmem {args.command}: error: unrecognized arguments: {' '.join(extra)} "
+              f"(see 'dualmem {args.command} --help')", file=sys.stderr)
+        return 2
     try:
         return args.run(args)
-    except DualmemError as exc:
-        if args.debug:
-            raise
-        print(f"dualmem: error: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `dualmem recall ... | head`
+        return 0
+    except Exception as exc:
+        if args.debug:
+            raise
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        if isinstance(exc, DualmemError | OSError):
+            print(f"dualmem: error: {message}", file=sys.stderr)
+        else:
+            print(f"dualmem: unexpected error: {type(exc).__name__}: {message} "
+                  "(run with --debug for the traceback)", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
 
 
 if __name__ == "__main__":

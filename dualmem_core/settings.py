@@ -1,0 +1,194 @@
+"""Where a frontend's store and models come from: flags, then environment, then a config file.
+
+Precedence, highest first: a command-line flag, an environment variable, the config file, the
+default. The config file is TOML, found at ``--config PATH``, else ``DUALMEM_CONFIG``, else
+``config.toml`` in the user's config directory (``~/.config/dualmem/`` on Linux) if it exists::
+
+    store = "sqlite:////home/me/dualmem/memory.db"   # DUALMEM_STORE
+    embedder = "hashing"                              # DUALMEM_EMBEDDER
+
+    [llm]                # DUALMEM_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _MAX_RETRIES
+    model = "gpt-4o-mini"
+    base_url = "http://localhost:11434/v1"
+    timeout = 120
+    max_retries = 2
+
+    [embed]              # DUALMEM_EMBED_BASE_URL, _API_KEY, _DIMENSION, _BATCH_SIZE
+    dimension = 384
+
+    [cache]              # DUALMEM_CACHE, DUALMEM_CACHE_MODE
+    path = "/home/me/.cache/dualmem/providers.sqlite"
+    mode = "read_write"
+
+Every key stands for the environment variable in its comment, and means the same thing
+(``providers/config.py`` documents them). An empty environment variable counts as unset.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import DualmemError, ProviderConfigError
+from .providers.config import ProviderConfig
+from .store import ENV_STORE, default_store_url
+
+ENV_CONFIG = "DUALMEM_CONFIG"
+
+# config file key (section.name) -> (environment variable, accepted TOML types)
+_STR, _INT, _NUM = (str,), (int,), (int, float)
+FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "store": (ENV_STORE, _STR),
+    "embedder": ("DUALMEM_EMBEDDER", _STR),
+    "llm.model": ("DUALMEM_LLM_MODEL", _STR),
+    "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
+    "llm.api_key": ("DUALMEM_LLM_API_KEY", _STR),
+    "llm.timeout": ("DUALMEM_LLM_TIMEOUT", _NUM),
+    "llm.max_retries": ("DUALMEM_LLM_MAX_RETRIES", _INT),
+    "embed.base_url": ("DUALMEM_EMBED_BASE_URL", _STR),
+    "embed.api_key": ("DUALMEM_EMBED_API_KEY", _STR),
+    "embed.dimension": ("DUALMEM_EMBED_DIMENSION", _INT),
+    "embed.batch_size": ("DUALMEM_EMBED_BATCH_SIZE", _INT),
+    "cache.path": ("DUALMEM_CACHE", _STR),
+    "cache.mode": ("DUALMEM_CACHE_MODE", _STR),
+}
+_SECRET_KEYS = {"llm.api_key", "embed.api_key"}
+
+
+class ConfigFileError(DualmemError):
+    """The config file is missing, is not TOML, or holds an unknown key or a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a command opens: the store URL and the provider config, with where each value came from."""
+
+    store_url: str
+    config: ProviderConfig
+    config_file: Path | None = None
+    origins: dict[str, str] = field(default_factory=dict)  # variable name -> "flag", "environment", ...
+
+
+def default_config_path() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("dualmem")) / "config.toml"
+
+
+def find_config_file(explicit: str | Path | None, environ: Mapping[str, str]) -> Path | None:
+    """``explicit``, else ``DUALMEM_CONFIG``, else the default path if it exists. A file named
+    explicitly (flag or variable) must exist; the default one is optional."""
+    named = explicit if explicit else environ.get(ENV_CONFIG, "").strip()
+    if named:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            how = "--config" if explicit else ENV_CONFIG
+            raise ConfigFileError(f"config file {path} ({how}) does not exist")
+        return path
+    path = default_config_path()
+    return path if path.is_file() else None
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """The file's values as environment variables (name -> string), checked key by key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(f"config file {path} is not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(f"cannot read config file {path}: {exc}") from None
+    values: dict[str, str] = {}
+    for key, value in _flatten(data):
+        if key not in FILE_KEYS:
+            known = ", ".join(FILE_KEYS)
+            raise ConfigFileError(f"config file {path}: unknown key {key!r}; known keys: {known}")
+        variable, types = FILE_KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, types):
+            want = " or ".join(t.__name__ for t in types)
+            shown = "***" if key in _SECRET_KEYS else repr(value)
+            raise ConfigFileError(f"config file {path}: {key} = {shown} should be a {want}")
+        values[variable] = str(value)
+    return values
+
+
+def _flatten(data: Mapping[str, object], prefix: str = "") -> list[tuple[str, object]]:
+    items: list[tuple[str, object]] = []
+    for name, value in data.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping):
+            items += _flatten(value, f"{key}.")
+        else:
+            items.append((key, value))
+    return items
+
+
+def resolve_settings(
+    store: str | None = None,
+    embedder: str | None = None,
+    config_path: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """The store URL and provider config: flag > environment > config file > default.
+
+    ``store`` and ``embedder`` are the command-line flags (None when not given).
+    """
+    env = os.environ if environ is None else environ
+    path = find_config_file(config_path, env)
+    merged: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    if path is not None:
+        for name, value in read_config_file(path).items():
+            merged[name], origins[name] = value, f"config file {path}"
+    for name, value in env.items():
+        if value.strip():
+            merged[name], origins[name] = value, "environment"
+    for name, value in ((ENV_STORE, store), ("DUALMEM_EMBEDDER", embedder)):
+        if value:
+            merged[name], origins[name] = value, "flag"
+    try:
+        config = ProviderConfig.from_env(merged)
+    except ProviderConfigError as exc:
+        raise ProviderConfigError(_with_origin(str(exc), origins)) from None
+    for name in ("DUALMEM_LLM_API_KEY", "DUALMEM_EMBED_API_KEY"):  # from_env's fallback
+        if name not in origins and "OPENAI_API_KEY" in origins:
+            origins[name] = f"{origins['OPENAI_API_KEY']} (OPENAI_API_KEY)"
+    store_url = merged.get(ENV_STORE, "").strip()
+    if not store_url:
+        store_url, origins[ENV_STORE] = default_store_url(), "default"
+    return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")})
+
+
+def _with_origin(message: str, origins: Mapping[str, str]) -> str:
+    """Say where a bad value was set when it did not come from the environment."""
+    for name, origin in origins.items():
+        if origin != "environment" and name in message:
+            if origin == "flag":
+                return f"{message} (from the command line)"
+            key = next(k for k, (v, _) in FILE_KEYS.items() if v == name)
+            return f"{message} (set as {key} in {origin})"
+    return message
+
+
+def provider_environ(settings: Settings) -> dict[str, str]:
+    """The settings as ``DUALMEM_*`` variables, for code that reads ``ProviderConfig.from_env``
+    itself (a server started from the CLI then sees the config file's and the flags' values)."""
+    c = settings.config
+    values: dict[str, object | None] = {
+        ENV_STORE: settings.store_url,
+        "DUALMEM_EMBEDDER": c.embedder,
+        "DUALMEM_LLM_MODEL": c.llm_model,
+        "DUALMEM_LLM_BASE_URL": c.llm_base_url,
+        "DUALMEM_LLM_API_KEY": c.llm_api_key,
+        "DUALMEM_LLM_TIMEOUT": c.llm_timeout,
+        "DUALMEM_LLM_MAX_RETRIES": c.llm_max_retries,
+        "DUALMEM_EMBED_BASE_URL": c.embed_base_url,
+        "DUALMEM_EMBED_API_KEY": c.embed_api_key,
+        "DUALMEM_EMBED_DIMENSION": c.embed_dimension,
+        "DUALMEM_EMBED_BATCH_SIZE": c.embed_batch_size,
+        "DUALMEM_CACHE": c.cache_path,
+        "DUALMEM_CACHE_MODE": c.cache_mode.value,
+    }
+    return {name: str(value) for name, value in values.items() if value is not None}
