@@ -1,0 +1,415 @@
+"""The MCP server agents launch: remember, recall, forget and history over one store.
+
+Stdio is what agent hosts (Claude Desktop, IDEs) launch; streamable HTTP is for a host that
+connects to a running server, bound to loopback unless remote access is explicitly allowed.
+stdout is the stdio protocol channel, so everything this process logs goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from .app import open_services
+from .errors import DualmemError, InvalidInput, NotFound
+from .store.forgetting import ForgetReceipt
+from .timeutil import EARLIEST, is_open
+from .writer.results import Hit
+from .writer.writer import Writer
+
+log = logging.getLogger("dualmem.mcp")
+
+INSTRUCTIONS = """\
+dualmem is the user's long-term memory. Call `recall` before answering anything that depends on \
+the user's past, and `remember` after each user turn that states a durable fact or preference. \
+Always pass the same user_id for the same person. Hits marked current=false are superseded or \
+ended: say so instead of presenting them as today's truth, and cite their sources."""
+
+# -- inputs -------------------------------------------------------------------------------------
+
+UserId = Annotated[str, Field(
+    min_length=1, max_length=512,
+    description="Stable id of the person the memory is about: the same in every conversation "
+                "(e.g. the host's account id), never a per-conversation id.")]
+SessionId = Annotated[str | None, Field(
+    description="Id of the current conversation, to group and later filter what was said in it.")]
+AgentId = Annotated[str | None, Field(
+    description="Id of the agent writing or reading, if several share a store.")]
+_ISO = ("An ISO 8601 date or date-time, e.g. 2026-02-01 or 2026-02-01T18:00:00+01:00 "
+        "(without a timezone: UTC).")
+SaidAt = Annotated[str | None, Field(description=f"When it was said; default now. {_ISO}")]
+AsOf = Annotated[str | None, Field(
+    description=f"Valid time: only what held in the world at that moment, for questions about the past. "
+                f"{_ISO}")]
+KnownAt = Annotated[str | None, Field(
+    description=f"Belief time: only what memory believed at that moment. {_ISO}")]
+
+T = TypeVar("T")
+
+
+def parse_time(value: str | None, name: str) -> datetime | None:
+    """An ISO 8601 date or date-time as an aware UTC datetime (a bare date is its midnight, UTC)."""
+    if value is None or not value.strip():
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise InvalidInput(
+            f"{name}={value!r} is not an ISO 8601 date or date-time; "
+            "write e.g. 2026-02-01 or 2026-02-01T18:00:00Z"
+        ) from None
+    if parsed.tzinfo is None:  # a bare date (its midnight) or a date-time without a zone
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+# -- outputs ------------------------------------------------------------------------------------
+
+def _time(value: datetime) -> str | None:
+    """A JSON time, or None for an open or unknown interval end."""
+    return None if is_open(value) or value <= EARLIEST else value.isoformat()
+
+
+class HitOut(BaseModel):
+    memory_id: str
+    text: str
+    score: float
+    current: bool = Field(description="False for a superseded or ended memory: not today's truth.")
+    kind: str = Field(description="'observation' (what was said) or 'fact' (extracted from it).")
+    valid_from: str | None = Field(description="When it began to hold; null if unknown.")
+    valid_to: str | None = Field(description="When it stopped holding; null while it still holds.")
+    sources: list[str] = Field(description="Source ids of the messages it came from, to cite.")
+    why: dict[str, float] = Field(description="The score's parts: why it ranked.")
+
+
+class RecallOut(BaseModel):
+    hits: list[HitOut]
+
+
+class FactOut(BaseModel):
+    text: str
+    valid_from: str | None
+    valid_to: str | None
+
+
+class RememberOut(BaseModel):
+    episode_ids: list[str]
+    memory_ids: list[str] = Field(description="New memories: the message itself and the facts in it.")
+    skipped_duplicates: list[str] = Field(description="Existing memories the message repeated.")
+    facts: list[FactOut]
+
+
+class VersionOut(BaseModel):
+    version_id: str
+    text: str
+    status: str
+    valid_from: str | None
+    valid_to: str | None
+    believed_from: str | None = Field(description="When memory started to believe this version.")
+    believed_to: str | None = Field(description="When memory stopped believing it; null if it still does.")
+
+
+class HistoryOut(BaseModel):
+    memory_id: str
+    versions: list[VersionOut]
+    superseded_by: list[str]
+    supersedes: list[str]
+    sources: list[str]
+
+
+class ForgetOut(BaseModel):
+    deleted_episode_ids: list[str]
+    deleted_memory_ids: list[str]
+    deleted_entity_ids: list[str]
+    kept_memory_ids: list[str] = Field(
+        description="Memories that lost this provenance but had other sources, so they stay.")
+    deleted_counts: dict[str, int]
+
+
+def _hit(hit: Hit) -> HitOut:
+    return HitOut(memory_id=hit.memory_id, text=hit.text, score=round(hit.score, 4), current=hit.current,
+                  kind=hit.kind, valid_from=_time(hit.valid_from), valid_to=_time(hit.valid_to),
+                  sources=hit.sources, why={k: round(v, 4) for k, v in hit.why.items()})
+
+
+def _render_recall(out: RecallOut) -> str:
+    if not out.hits:
+        return "No memories match."
+    lines = []
+    for i, h in enumerate(out.hits, 1):
+        state = "current" if h.current else "NOT current"
+        span = f"valid {h.valid_from or '?'} to {h.valid_to or 'now'}"
+        lines.append(f"{i}. [{state}] {h.text} ({span}; sources: {', '.join(h.sources) or 'none'}; "
+                     f"score {h.score}; id {h.memory_id})")
+    return "\n".join(lines)
+
+
+def _render_history(out: HistoryOut) -> str:
+    lines = [f"Memory {out.memory_id}, sources: {', '.join(out.sources) or 'none'}"]
+    for v in out.versions:
+        lines.append(f"- [{v.status}] {v.text} (valid {v.valid_from or '?'} to {v.valid_to or 'now'}; "
+                     f"believed {v.believed_from or '?'} to {v.believed_to or 'now'})")
+    if out.superseded_by:
+        lines.append(f"Superseded by: {', '.join(out.superseded_by)}")
+    if out.supersedes:
+        lines.append(f"Supersedes: {', '.join(out.supersedes)}")
+    return "\n".join(lines)
+
+
+def _result(out: BaseModel, text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=out.model_dump(mode="json"))
+
+
+def _guarded(call: Callable[[], T]) -> T:
+    """Run a tool body; our own errors become tool errors the agent reads (the SDK logs them), and
+    anything else a generic tool error with the traceback on stderr: never a crash of the server."""
+    try:
+        return call()
+    except DualmemError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+def build_server(writer: Writer) -> MCPServer:
+    """An MCP server whose four tools call ``writer``."""
+    server = MCPServer("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(
+        description=(
+            "Store something the user said so later conversations can recall it. Call it after each "
+            "user turn that states a durable fact or preference worth keeping: where they live or work, "
+            "people and pets in their life, likes and dislikes, diet, plans, dates, and corrections "
+            "('I moved to ...', 'I no longer ...'). Pass the user's own words, one message per call; "
+            "skip small talk and questions. Facts are extracted with their valid time ('last week' is "
+            "read against `at`); the message itself is kept too, under source_id."
+        ),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    def remember(
+        user_id: UserId,
+        text: Annotated[str, Field(min_length=1, description="The message, in the speaker's own words.")],
+        session_id: SessionId = None,
+        agent_id: AgentId = None,
+        source_id: Annotated[str | None, Field(
+            description="Your id for this message (e.g. the host's message id): recall cites it and "
+                        "forget deletes by it.")] = None,
+        at: SaidAt = None,
+        role: Annotated[Literal["user", "assistant", "system", "tool"], Field(
+            description="Who said it; only the user's words are mined for facts.")] = "user",
+    ) -> Annotated[CallToolResult, RememberOut]:
+        def call() -> CallToolResult:
+            result = writer.remember(text, user_id=user_id, session_id=session_id, agent_id=agent_id,
+                                     at=parse_time(at, "at"), source_id=source_id, role=role)
+            out = RememberOut(
+                episode_ids=result.episode_ids, memory_ids=result.memory_ids,
+                skipped_duplicates=result.skipped_duplicates,
+                facts=[FactOut(text=f.text, valid_from=_time(f.valid_from) if f.valid_from else None,
+                               valid_to=_time(f.valid_to) if f.valid_to else None) for f in result.facts],
+            )
+            facts = "; ".join(f.text for f in out.facts) or "no facts extracted"
+            return _result(out, f"Remembered ({facts}).")
+        return _guarded(call)
+
+    @server.tool(
+        description=(
+            "Search the user's long-term memory. Call it before answering anything that depends on the "
+            "user's past: their facts, preferences, people, earlier conversations. For a question about "
+            "an earlier time ('where did I live last year?') pass as_of, the moment the answer should "
+            "hold; known_at asks what memory believed at an earlier moment. Each hit has text, current "
+            "(false: superseded or ended, do not present it as today's truth), valid_from/valid_to and "
+            "sources (message ids to cite)."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    def recall(
+        user_id: UserId,
+        query: Annotated[str, Field(min_length=1, description="What to look for, in plain words.")],
+        k: Annotated[int, Field(ge=1, le=100, description="How many memories to return.")] = 5,
+        as_of: AsOf = None,
+        known_at: KnownAt = None,
+        session_id: Annotated[str | None, Field(
+            description="Only memories from this conversation; omit to search all of them.")] = None,
+        agent_id: Annotated[str | None, Field(description="Only memories this agent wrote.")] = None,
+    ) -> Annotated[CallToolResult, RecallOut]:
+        def call() -> CallToolResult:
+            hits = writer.recall(query, user_id=user_id, k=k, as_of=parse_time(as_of, "as_of"),
+                                 known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
+                                 session_id=session_id)
+            out = RecallOut(hits=[_hit(h) for h in hits])
+            return _result(out, _render_recall(out))
+        return _guarded(call)
+
+    @server.tool(
+        description=(
+            "Explain how one memory changed over time: every version, oldest belief first, when each "
+            "held and when it was believed, what superseded it and where it came from. Call it when the "
+            "user asks how or when something changed, or to understand a recall hit with current=false. "
+            "memory_id comes from a recall hit."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    def history(
+        user_id: UserId,
+        memory_id: Annotated[str, Field(min_length=1, description="A memory_id from a recall hit.")],
+    ) -> Annotated[CallToolResult, HistoryOut]:
+        def call() -> CallToolResult:
+            found = writer.history(memory_id, user_id=user_id)
+            if not found.versions:  # another user's memory looks the same as none at all
+                raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; take the id from a recall hit")
+            out = HistoryOut(
+                memory_id=found.memory_id, superseded_by=found.superseded_by, supersedes=found.supersedes,
+                sources=found.sources,
+                versions=[VersionOut(version_id=v.version_id, text=v.text, status=v.status,
+                                     valid_from=_time(v.valid_from), valid_to=_time(v.valid_to),
+                                     believed_from=_time(v.tx_from), believed_to=_time(v.tx_to))
+                          for v in found.versions],
+            )
+            return _result(out, _render_history(out))
+        return _guarded(call)
+
+    @server.tool(
+        description=(
+            "Delete memories for real (not hide them). Call it only when the user asks to delete or "
+            "forget something. Pass the source_ids of the messages to delete (a recall hit's sources): "
+            "they go with every memory that came only from them. Or pass one memory_id. "
+            "everything=true erases all of this user's memories: only on an explicit request. "
+            "Returns a receipt of what was deleted."
+        ),
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+    )
+    def forget(
+        user_id: UserId,
+        source_ids: Annotated[list[str] | None, Field(
+            description="Source ids of the messages to delete, as recall hits list them.")] = None,
+        memory_id: Annotated[str | None, Field(
+            description="One memory to delete, from a recall hit.")] = None,
+        everything: Annotated[bool, Field(
+            description="Delete everything stored for this user. Only on an explicit request.")] = False,
+    ) -> Annotated[CallToolResult, ForgetOut]:
+        def call() -> CallToolResult:
+            receipt = writer.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
+                                    everything=everything)
+            out = _forget_out(receipt)
+            total = sum(out.deleted_counts.values())
+            text = (f"Deleted {total} records: " + ", ".join(f"{n} {kind}" for kind, n in
+                                                            out.deleted_counts.items() if n)
+                    if total else "Nothing matched; nothing was deleted.")
+            return _result(out, text)
+        return _guarded(call)
+
+    return server
+
+
+def _forget_out(receipt: ForgetReceipt | dict[str, int]) -> ForgetOut:
+    if isinstance(receipt, dict):  # everything: the store reports counts per kind
+        return ForgetOut(deleted_episode_ids=[], deleted_memory_ids=[], deleted_entity_ids=[],
+                         kept_memory_ids=[], deleted_counts=dict(receipt))
+    return ForgetOut(
+        deleted_episode_ids=receipt.episode_ids, deleted_memory_ids=receipt.memory_ids,
+        deleted_entity_ids=receipt.entity_ids, kept_memory_ids=receipt.kept_memory_ids,
+        deleted_counts={"episodes": len(receipt.episode_ids), "memories": len(receipt.memory_ids),
+                        "entities": len(receipt.entity_ids), "versions": receipt.versions,
+                        "edges": receipt.edges},
+    )
+
+
+# -- running ------------------------------------------------------------------------------------
+
+def is_loopback(host: str) -> bool:
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _loopback_security(host: str) -> TransportSecuritySettings:
+    """DNS-rebinding protection: only Host and Origin headers that name this machine."""
+    named = f"[{host}]" if ":" in host else host
+    hosts = sorted({"127.0.0.1:*", "localhost:*", "[::1]:*", f"{named}:*"})
+    return TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=[f"http://{h}" for h in hosts])
+
+
+def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
+               store_url: str | None = None, *, allow_remote: bool = False) -> None:
+    """Serve the memory at ``store_url`` (default: ``DUALMEM_STORE``, else the embedded store) over MCP
+    until the host disconnects (stdio) or the process is stopped (HTTP).
+
+    transport: ``stdio`` or ``http`` (streamable HTTP at ``http://host:port/mcp``).
+    allow_remote: serve HTTP on a non-loopback host; there is no authentication, so anyone who
+        can reach the port can read and delete every user's memories.
+    """
+    if transport not in ("stdio", "http", "streamable-http"):
+        raise InvalidInput(f"unknown MCP transport {transport!r}; use 'stdio' or 'http'")
+    http = transport != "stdio"
+    if http and not is_loopback(host) and not allow_remote:
+        raise InvalidInput(
+            f"refusing to serve MCP on {host}: the server has no authentication, so anyone who can reach "
+            "it could read and delete every memory. Bind 127.0.0.1, or allow remote access explicitly "
+            "(--allow-remote, or allow_remote=True) behind an authenticating proxy."
+        )
+    if not 0 < port < 65536:
+        raise InvalidInput(f"port must be between 1 and 65535, got {port}")
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with open_services(store_url) as services:
+        server = build_server(services.writer)
+        log.info("dualmem MCP server on a %s over %s", type(services.store).__name__,
+                 "streamable HTTP" if http else "stdio")
+        if not http:
+            server.run("stdio")
+            return
+        if not is_loopback(host):
+            log.warning("SERVING MCP ON %s:%d WITHOUT AUTHENTICATION: anyone who can reach this port can "
+                        "read and delete every user's memories", host, port)
+        _serve_http(server, host, port)
+
+
+def _serve_http(server: MCPServer, host: str, port: int) -> None:
+    import uvicorn
+
+    security = _loopback_security(host) if is_loopback(host) else None
+    app = server.streamable_http_app(host=host, transport_security=security)
+    # log_config=None: uvicorn's own config sends access logs to stdout; ours sends all to stderr.
+    uvicorn.Server(uvicorn.Config(app, host=host.strip("[]"), port=port, log_config=None)).run()
+    log.info("dualmem MCP server stopped")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m dualmem_core.mcp_server [--http] [--host H] [--port P] [--store URL]``."""
+    parser = argparse.ArgumentParser(prog="python -m dualmem_core.mcp_server",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    parser.add_argument("--store", default=None, help="store URL (default: DUALMEM_STORE, else embedded)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a non-loopback --host (no authentication: put a proxy in front)")
+    args = parser.parse_args(argv)
+    try:
+        run_server("http" if args.http else "stdio", args.host, args.port, args.store,
+                   allow_remote=args.allow_remote)
+    except DualmemError as exc:
+        print(f"dualmem mcp: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

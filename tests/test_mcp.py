@@ -1,0 +1,232 @@
+"""The MCP server, through a real MCP client: the SDK's client starts ``python -m
+dualmem_core.mcp_server`` over stdio (and, once, over streamable HTTP on loopback) against a
+temporary SQLite store, lists the tools and calls each of them."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from dualmem_core.app import open_services
+from dualmem_core.errors import InvalidInput
+from dualmem_core.mcp_server import build_server, is_loopback, parse_time, run_server
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = {"remember", "recall", "forget", "history"}
+Session = Callable[[ClientSession], Awaitable[None]]
+
+
+def server_env(tmp_path: Path) -> dict[str, str]:
+    return {"DUALMEM_STORE": f"sqlite:///{tmp_path / 'memory.db'}", "DUALMEM_EMBEDDER": "hashing",
+            "DUALMEM_CACHE_MODE": "off"}
+
+
+def over_stdio(tmp_path: Path, body: Session) -> None:
+    """Run ``body`` in a client session with a server subprocess; the SDK stops the process on exit."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "dualmem_core.mcp_server"],
+                                   env=server_env(tmp_path), cwd=str(ROOT))
+    log = tmp_path / "server.log"
+
+    async def run() -> None:
+        with log.open("w") as errlog:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
+                await session.initialize()
+                await body(session)
+
+    try:
+        anyio.run(run)
+    except BaseException:
+        print("server stderr:\n" + log.read_text(), file=sys.stderr)
+        raise
+
+
+async def call(session: ClientSession, tool: str, **arguments: Any) -> dict:
+    result = await session.call_tool(tool, arguments)
+    assert isinstance(result, CallToolResult)
+    text = "".join(c.text for c in result.content if c.type == "text")
+    assert not result.is_error, text
+    assert text  # the short rendering for the model
+    return result.structured_content or {}
+
+
+def test_tools_are_listed_with_typed_schemas_that_require_user_id(tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> None:
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for tool in tools.values():
+            assert "user_id" in tool.input_schema["required"], tool.name
+            assert tool.description and "Call it" in tool.description, tool.name
+            assert tool.output_schema is not None, tool.name
+        recall = tools["recall"].input_schema["properties"]
+        assert {"query", "k", "as_of", "known_at", "session_id"} <= set(recall)
+        assert recall["k"]["type"] == "integer"
+        assert tools["recall"].annotations.read_only_hint
+        assert tools["forget"].annotations.destructive_hint
+
+    over_stdio(tmp_path, body)
+
+
+def test_remember_recall_history_forget_over_stdio(tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> None:
+        first = await call(session, "remember", user_id="u1", text="I live in Seattle.", session_id="s1",
+                           source_id="m1", at="2026-01-10T09:00:00Z")
+        assert [f["text"] for f in first["facts"]] == ["user lives in Seattle"]
+        moved = await call(session, "remember", user_id="u1", text="I moved to Portland last week.",
+                           session_id="s1", source_id="m2", at="2026-03-02T18:00:00+00:00")
+        assert moved["facts"][0]["valid_from"].startswith("2026-02-23")
+
+        now = (await call(session, "recall", user_id="u1", query="Where does the user live?"))["hits"]
+        texts = [h["text"] for h in now]
+        assert "user lives in Portland" in texts and "user lives in Seattle" in texts
+        portland = next(h for h in now if h["text"] == "user lives in Portland")
+        assert portland["sources"] == ["m2"] and portland["current"] is True
+        assert portland["valid_to"] is None and set(portland["why"])
+
+        february = await call(session, "recall", user_id="u1", query="Where did the user live?",
+                              as_of="2026-02-01")
+        assert not any("Portland" in h["text"] for h in february["hits"])
+        assert any(h["text"] == "user lives in Seattle" for h in february["hits"])
+
+        story = await call(session, "history", user_id="u1", memory_id=portland["memory_id"])
+        assert story["sources"] == ["m2"]
+        assert [v["text"] for v in story["versions"]] == ["user lives in Portland"]
+
+        receipt = await call(session, "forget", user_id="u1", source_ids=["m2"])
+        assert portland["memory_id"] in receipt["deleted_memory_ids"]
+        after = (await call(session, "recall", user_id="u1", query="Where does the user live?"))["hits"]
+        assert after and not any("Portland" in h["text"] for h in after)
+        assert all(h["sources"] == ["m1"] for h in after)
+
+    over_stdio(tmp_path, body)
+
+
+def test_bad_input_is_a_tool_error_and_the_server_stays_up(tmp_path: Path) -> None:
+    async def body(session: ClientSession) -> None:
+        bad = await session.call_tool("recall", {"user_id": "u1", "query": "home", "as_of": "last Tuesday"})
+        assert bad.is_error
+        message = bad.content[0].text
+        assert "as_of" in message and "ISO 8601" in message
+
+        unknown = await session.call_tool("history", {"user_id": "u1", "memory_id": "mem_nope"})
+        assert unknown.is_error and "mem_nope" in unknown.content[0].text
+
+        nothing = await session.call_tool("forget", {"user_id": "u1"})
+        assert nothing.is_error and "source_ids" in nothing.content[0].text
+
+        missing = await session.call_tool("recall", {"query": "home"})  # no user_id: schema refuses
+        assert missing.is_error and "user_id" in missing.content[0].text
+
+        await call(session, "remember", user_id="u1", text="I live in Lisbon.", source_id="m1")
+        hits = (await call(session, "recall", user_id="u1", query="Lisbon"))["hits"]
+        assert hits[0]["sources"] == ["m1"]
+
+    over_stdio(tmp_path, body)
+
+
+def test_forget_everything_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DUALMEM_EMBEDDER", "hashing")
+    monkeypatch.delenv("DUALMEM_LLM_MODEL", raising=False)
+
+    async def run() -> None:
+        with open_services(f"sqlite:///{tmp_path / 'memory.db'}") as services:
+            async with Client(build_server(services.writer)) as client:
+                for n, text in enumerate(["I live in Oslo.", "My sister Ada lives in Bergen."]):
+                    await client.call_tool("remember", {"user_id": "u1", "text": text, "source_id": f"m{n}"})
+                await client.call_tool("remember", {"user_id": "u2", "text": "I live in Rome."})
+                gone = await client.call_tool("forget", {"user_id": "u1", "everything": True})
+                assert not gone.is_error and gone.structured_content["deleted_counts"]["episodes"] == 2
+                left = await client.call_tool("recall", {"user_id": "u1", "query": "Oslo"})
+                assert left.structured_content == {"hits": []}
+                assert left.content[0].text == "No memories match."
+                other = await client.call_tool("recall", {"user_id": "u2", "query": "Rome"})
+                assert other.structured_content["hits"]
+
+    anyio.run(run)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_streamable_http_on_loopback(tmp_path: Path) -> None:
+    port = free_port()
+    log, out = (tmp_path / "server.log").open("w"), (tmp_path / "server.out").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dualmem_core.mcp_server", "--http", "--port", str(port)],
+        cwd=ROOT, env={**os.environ, **server_env(tmp_path)},
+        stdin=subprocess.DEVNULL, stdout=out, stderr=log,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, (tmp_path / "server.log").read_text()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP server did not start within 60 s"
+                time.sleep(0.2)
+
+        async def run() -> None:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(
+                    streamable_http_client(f"http://127.0.0.1:{port}/mcp"))
+                session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
+                await session.initialize()
+                assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+                await call(session, "remember", user_id="u1", text="I work at Acme.", source_id="h1")
+                hits = (await call(session, "recall", user_id="u1", query="Acme"))["hits"]
+                assert hits and hits[0]["sources"] == ["h1"]
+
+        anyio.run(run)
+        rebound = httpx.post(f"http://127.0.0.1:{port}/mcp", json={}, timeout=10,
+                             headers={"Host": "attacker.example", "Accept": "application/json"})
+        assert rebound.status_code == 421  # DNS rebinding: a foreign Host header is refused
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        out.close()
+    assert f"http://127.0.0.1:{port}" in (tmp_path / "server.log").read_text()
+    assert (tmp_path / "server.out").read_text() == ""  # every log line went to stderr
+
+
+def test_http_refuses_a_non_loopback_host_unless_allowed() -> None:
+    with pytest.raises(InvalidInput, match="no authentication"):
+        run_server("http", host="0.0.0.0", port=8765, store_url="sqlite:///unused.db")
+    with pytest.raises(InvalidInput, match="unknown MCP transport"):
+        run_server("sse")
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("example.com")
+
+
+def test_parse_time_reads_iso_dates_and_says_what_is_wrong() -> None:
+    assert parse_time("2026-02-01", "as_of").isoformat() == "2026-02-01T00:00:00+00:00"
+    assert parse_time("2026-02-01T18:00:00Z", "as_of").isoformat() == "2026-02-01T18:00:00+00:00"
+    assert parse_time("2026-02-01T18:00:00+02:00", "as_of").hour == 16
+    assert parse_time("2026-02-01T18:00", "as_of").tzinfo is not None  # no zone: UTC
+    assert parse_time(None, "as_of") is None
+    with pytest.raises(InvalidInput, match="known_at='yesterday' is not an ISO 8601"):
+        parse_time("yesterday", "known_at")
