@@ -320,10 +320,13 @@ def test_mcp_and_serve_call_the_server_functions(capsys, monkeypatch, tmp_path):
     url = f"sqlite:///{tmp_path}/m.db"
     ok(capsys, "mcp", "--store", url)
     ok(capsys, "mcp", "--store", url, "--http", "--port", "9000")
+    ok(capsys, "mcp", "--store", url, "--http", "--host", "0.0.0.0", "--allow-remote")
     ok(capsys, "serve", "--store", url, "--host", "0.0.0.0", "--embedder", "hashing:64")
     assert calls == [
         ("mcp", {"transport": "stdio", "host": "127.0.0.1", "port": 8765, "store_url": url}),
         ("mcp", {"transport": "http", "host": "127.0.0.1", "port": 9000, "store_url": url}),
+        ("mcp", {"transport": "http", "host": "0.0.0.0", "port": 8765, "store_url": url,
+                 "allow_remote": True}),
         ("rest", {"host": "0.0.0.0", "port": 8000, "store_url": url}),
     ]
     assert os.environ["DUALMEM_EMBEDDER"] == "hashing:64"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import note
-
 Formatter = argparse.RawDescriptionHelpFormatter
 
 
@@ -24,10 +22,10 @@ def mcp(args: argparse.Namespace) -> int:
     store_url = _settings(args)
     from ..mcp_server import run_server
 
-    if args.http:
-        note(f"dualmem MCP server on http://{args.host}:{args.port} (store {store_url})")
+    # allow_remote only when asked, so the server's own default (loopback only) stays in charge
+    extra = {"allow_remote": True} if args.allow_remote else {}
     run_server(transport="http" if args.http else "stdio", host=args.host, port=args.port,
-               store_url=store_url)
+               store_url=store_url, **extra)
     return 0
 
 
@@ -35,7 +33,6 @@ def serve(args: argparse.Namespace) -> int:
     store_url = _settings(args)
     from ..rest import serve as serve_rest
 
-    note(f"dualmem REST API on http://{args.host}:{args.port} (store {store_url})")
     serve_rest(host=args.host, port=args.port, store_url=store_url)
     return 0
 
@@ -48,13 +45,16 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
         "(default; what an MCP client launches) or, with --http, streamable HTTP on HOST:PORT.",
         epilog="examples:\n"
         "  dualmem mcp --store sqlite:////home/me/memory.db\n"
-        "  dualmem mcp --http --port 8765\n\n"
+        "  dualmem mcp --http --port 8765          (http://127.0.0.1:8765/mcp)\n\n"
         "a client configuration (e.g. Claude Desktop's mcpServers):\n"
         '  {"dualmem": {"command": "dualmem", "args": ["mcp", "--store", "sqlite:////home/me/memory.db"]}}',
     )
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP interface (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default: 8765)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="serve HTTP on a non-loopback --host; there is no authentication, so put an "
+                   "authenticating proxy in front")
     p.set_defaults(run=mcp)
 
     p = commands.add_parser(
