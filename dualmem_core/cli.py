@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from .commands import config, editing, importing, memory, servers, tools
-from .commands.common import UsageError, store_options
+from .commands.common import HelpFormatter, UsageError, store_options
 from .errors import DualmemError
 
 EPILOG = """\
@@ -46,7 +46,7 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="dualmem", description="dualmem: long-term memory for AI agents.", epilog=EPILOG,
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+                    formatter_class=HelpFormatter)
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     common = store_options()
@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except KeyboardInterrupt:
+        print("dualmem: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `dualmem recall ... | head`
         return 0

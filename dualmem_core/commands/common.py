@@ -7,6 +7,7 @@ import dataclasses
 import json
 import shutil
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -21,6 +22,20 @@ TIME_HELP = (
     "ISO 8601: 2026-03-02, 2026-03-02T18:00, 2026-03-02T18:00:00+02:00 or ...Z; "
     "without an offset the time is UTC"
 )
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Wraps prose paragraphs to the terminal; keeps laid-out ones (examples, tables) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.split("\n\n"):
+            if "\n" in paragraph.strip("\n") or paragraph.startswith(" "):
+                paragraphs.append(textwrap.indent(paragraph, indent))
+            else:
+                paragraphs.append(textwrap.fill(paragraph, width, initial_indent=indent,
+                                                subsequent_indent=indent))
+        return "\n\n".join(paragraphs)
 
 
 class UsageError(DualmemError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import print_json, table
+from .common import HelpFormatter, print_json, table
 
 _SECRETS = ("DUALMEM_LLM_API_KEY", "DUALMEM_EMBED_API_KEY")
 
@@ -30,7 +30,7 @@ def show(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
-        "config", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        "config", parents=[common], formatter_class=HelpFormatter,
         help="show the settings in effect and where each came from",
         description="Resolve the store and model settings as every command does (flag > environment "
         "> config file > default) and show each value with its origin. API keys are masked.",

@@ -7,9 +7,7 @@ import argparse
 from ..editor import STAGES, EditorRun, GraphView, Judge, new_run_id, run_stage
 from ..errors import NotFound
 from ..timeutil import utcnow
-from .common import day, open_memory, print_json, progress, table
-
-Formatter = argparse.RawDescriptionHelpFormatter
+from .common import HelpFormatter, day, open_memory, print_json, progress, table
 
 
 def edit(args: argparse.Namespace) -> int:
@@ -110,7 +108,7 @@ def _summary(run: EditorRun) -> dict:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
-        "edit", parents=[common], formatter_class=Formatter,
+        "edit", parents=[common], formatter_class=HelpFormatter,
         help="run the Editor on one user's memory now (no Dagster)",
         description="Snapshot the user's graph, run the five stages (" + ", ".join(STAGES) + ") and "
         "publish one change set in one transaction. Prints the decisions per stage, the operations "
@@ -124,7 +122,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=edit)
 
     p = commands.add_parser(
-        "rollback", parents=[common], formatter_class=Formatter,
+        "rollback", parents=[common], formatter_class=HelpFormatter,
         help="undo one Editor run exactly",
         description="Undo an Editor run, keeping everything the Writer wrote since. Refuses when a "
         "later run still applied changed the same memories, unless --cascade rolls those back "
@@ -139,7 +137,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=rollback)
 
     p = commands.add_parser(
-        "runs", parents=[common], formatter_class=Formatter,
+        "runs", parents=[common], formatter_class=HelpFormatter,
         help="a user's Editor runs and rollbacks, oldest first",
         description="Every published Editor run and rollback of a user, oldest first: id, kind, when "
         "it was applied, operations applied and skipped, and what it changed.",

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import DualmemError, InvalidInput
 from ..writer.inputs import ROLES
-from .common import TIME_HELP, iso_time, open_memory, positive_int, print_json, progress
+from .common import TIME_HELP, HelpFormatter, iso_time, open_memory, positive_int, print_json, progress
 
 FORMAT = f"""\
 file format: JSON Lines, one message per line, in the order they were said:
@@ -24,8 +24,9 @@ file format: JSON Lines, one message per line, in the order they were said:
   source_id          your id for the message: 'dualmem forget --source-id' deletes by it, and a
                      line whose user_id and source_id are already stored is skipped, so an
                      import that failed half-way can simply be run again
-  at                 when it was said ({TIME_HELP}); default: the time of the import
-  role               {", ".join(ROLES)} (default user; only user messages are mined for facts)
+  at                 when it was said, e.g. 2025-01-09T19:40:00-07:00 or 2025-01-09T19:40Z (ISO 8601;
+                     no offset means UTC); default: the time of the import
+  role               {", ".join(ROLES)} (default user; only user messages are mined)
   speaker, agent_id  who said it (default: the role), which agent the memory belongs to
 Other keys (e.g. "part" in fixtures/eval/conversations.jsonl) are ignored; blank lines are skipped.
 Consecutive lines of the same user, session and agent are stored together, up to --batch-size
@@ -184,7 +185,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
-        "import", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+        "import", parents=[common], formatter_class=HelpFormatter,
         help="store conversations from a JSONL file (one message per line)",
         description="Store every message of a JSON Lines file through the Writer, as 'remember' "
         "would, with a progress bar on stderr. The whole file is checked before anything is stored.",

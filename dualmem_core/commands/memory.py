@@ -10,6 +10,7 @@ from ..timeutil import EARLIEST, FAR_FUTURE
 from ..writer.inputs import ROLES
 from .common import (
     TIME_HELP,
+    HelpFormatter,
     UsageError,
     iso_time,
     open_memory,
@@ -20,8 +21,6 @@ from .common import (
     span,
     table,
 )
-
-Formatter = argparse.RawDescriptionHelpFormatter
 
 
 def remember(args: argparse.Namespace) -> int:
@@ -121,7 +120,7 @@ def _scope(parser: argparse.ArgumentParser) -> None:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
-        "remember", parents=[common], formatter_class=Formatter,
+        "remember", parents=[common], formatter_class=HelpFormatter,
         help="store one message for a user",
         description="Store one message: kept as an episode, recallable as an observation, "
         "and mined for facts (where the user lives, works, likes...).",
@@ -144,7 +143,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=remember)
 
     p = commands.add_parser(
-        "recall", parents=[common], formatter_class=Formatter,
+        "recall", parents=[common], formatter_class=HelpFormatter,
         help="the memories that best answer a question",
         description="Hybrid recall (vectors, full text, shared entities). The table shows each hit's "
         "score, whether it is current or past, its kind (observation or fact), when it held, "
@@ -167,7 +166,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=recall)
 
     p = commands.add_parser(
-        "history", parents=[common], formatter_class=Formatter,
+        "history", parents=[common], formatter_class=HelpFormatter,
         help="every version of one memory and what superseded it",
         description="A memory's versions in belief order, with when each held (VALID) and when the "
         "memory believed it (BELIEVED), who wrote it, its sources and supersession links.",
@@ -179,7 +178,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=history)
 
     p = commands.add_parser(
-        "forget", parents=[common], formatter_class=Formatter,
+        "forget", parents=[common], formatter_class=HelpFormatter,
         help="delete memories for real, with a receipt",
         description="Delete by your source ids (the episodes, the memories that came only from them, "
         "and entities nothing else mentions), one memory, or a user's everything. Memories that "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-Formatter = argparse.RawDescriptionHelpFormatter
+from .common import HelpFormatter
 
 
 def _settings(args: argparse.Namespace) -> str:
@@ -39,7 +39,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def register(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
-        "mcp", parents=[common], formatter_class=Formatter,
+        "mcp", parents=[common], formatter_class=HelpFormatter,
         help="run the MCP server (stdio for agents, or --http)",
         description="Serve memory to agents over the Model Context Protocol: on stdin/stdout "
         "(default; what an MCP client launches) or, with --http, streamable HTTP on HOST:PORT.",
@@ -58,7 +58,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.set_defaults(run=mcp)
 
     p = commands.add_parser(
-        "serve", parents=[common], formatter_class=Formatter,
+        "serve", parents=[common], formatter_class=HelpFormatter,
         help="run the REST API (FastAPI + uvicorn)",
         description="Serve memory over HTTP/JSON until Ctrl-C.",
         epilog="example:\n  dualmem serve --host 0.0.0.0 --port 8000 --store bolt://127.0.0.1:7687",
