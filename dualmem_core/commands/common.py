@@ -168,8 +168,3 @@ def progress(iterable: Iterable | None = None, *, total: int | None = None, desc
 
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=None,
                 leave=False, dynamic_ncols=True)
-
-
-def note(message: str) -> None:
-    """A line for the person at the terminal (stderr, so stdout stays parseable)."""
-    print(message, file=sys.stderr)
