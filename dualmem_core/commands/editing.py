@@ -4,28 +4,23 @@ from __future__ import annotations
 
 import argparse
 
-from ..editor import STAGES, EditorRun, GraphView, Judge, new_run_id, run_stage
+from ..editor import STAGES, EditorRun
 from ..errors import NotFound
-from ..timeutil import utcnow
 from .common import HelpFormatter, day, open_memory, print_json, progress, table
 
 
 def edit(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        editor = memory.editor
-        # Editor.run, one stage at a time so the stages show progress; publish applies the
-        # combined change set in one transaction, as in Dagster.
-        started, run_id = utcnow(), new_run_id()
-        view = GraphView(memory.store.export_graph(args.user))
-        judge, results = Judge(editor.llm), []
-        bar = progress(STAGES, desc=f"editing {args.user}", unit="stage")
-        for name in bar:
+        bar = progress(total=len(STAGES), desc=f"editing {args.user}", unit="stage")
+
+        def on_stage(name: str) -> None:
             bar.set_postfix_str(name)
-            results.append(run_stage(name, view, results, editor.config, judge))
-        if args.dry_run:
-            run = EditorRun(run_id, args.user, counts={r.stage: r.counts() for r in results}, stages=results)
-        else:
-            run = editor.publish(view, results, run_id, started_at=started)
+            bar.update(0 if name == STAGES[0] else 1)
+
+        try:
+            run = memory.editor.run(args.user, dry_run=args.dry_run, on_stage=on_stage)
+        finally:
+            bar.close()
     if args.json:
         print_json(_summary(run))
         return 0

@@ -52,9 +52,10 @@ def neo4j(args: argparse.Namespace) -> int:
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "demo",
-        help="write a short conversation into a store and query it",
-        description="Write the demo conversation into a store, then ask "
-        "it questions now and in the past. Starts from a clean demo user.",
+        help="the main job: the evaluation fixture through the Writer and the Editor, scored",
+        description="Load the gold-labelled fixture's conversations through the Writer, run the "
+        "Editor once per user, ask the fixture's questions before and after, score it all, write "
+        "the report, and show two questions answered now and in the past. Offline; under a minute.",
     )
     p.add_argument(
         "--store",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -94,15 +95,31 @@ class Editor:
 
     # -- edit -------------------------------------------------------------------------------
 
-    def run(self, user_id: str) -> EditorRun:
-        """Snapshot, decide in five stages, publish. Returns what was decided and applied."""
+    def run(
+        self, user_id: str, *, dry_run: bool = False, on_stage: Callable[[str], None] | None = None
+    ) -> EditorRun:
+        """Snapshot, decide in five stages, publish. Returns what was decided and applied.
+
+        ``dry_run`` decides without publishing (the run's ``stages`` hold every decision);
+        ``on_stage(name)`` is called as each stage starts, for progress displays.
+        """
         check_user_id(user_id)
         with self._exclusive(user_id):
             started_at = utcnow()
             run_id = new_run_id()
             view = GraphView(self.store.export_graph(user_id))
-            snapshot = self._save_snapshot(view, run_id)
-            results = run_all(view, self.config, Judge(self.llm))
+            snapshot = None if dry_run else self._save_snapshot(view, run_id)
+            results = run_all(view, self.config, Judge(self.llm), on_stage)
+            if dry_run:
+                return EditorRun(
+                    run_id,
+                    user_id,
+                    counts={r.stage: r.counts() for r in results},
+                    llm_calls=sum(r.llm_calls for r in results),
+                    llm_tokens=sum(r.llm_tokens for r in results),
+                    duration_s=_seconds_since(started_at),
+                    stages=results,
+                )
             return self._publish(view, results, run_id, started_at, snapshot)
 
     def publish(
@@ -241,7 +258,7 @@ class Editor:
                 return user_id
             except NotFound:
                 continue
-        raise NotFound(f"no Editor run {run_id!r} in {self.store!r}; see Editor.runs(user_id)")
+        raise NotFound(f"no Editor run {run_id!r} for any user in {self.store.url}; see Editor.runs(user_id)")
 
     def _save_snapshot(self, view: GraphView, run_id: str) -> str | None:
         if self.snapshot_dir is None:

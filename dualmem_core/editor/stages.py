@@ -53,8 +53,13 @@ def run_stage(
     return result
 
 
-def run_all(view: GraphView, config: EditorConfig, judge: Judge) -> list[StageResult]:
+def run_all(
+    view: GraphView, config: EditorConfig, judge: Judge, on_stage: Callable[[str], None] | None = None
+) -> list[StageResult]:
+    """Every stage in order; ``on_stage(name)`` is called as each one starts (for progress)."""
     results: list[StageResult] = []
     for name in STAGES:
+        if on_stage is not None:
+            on_stage(name)
         results.append(run_stage(name, view, results, config, judge))
     return results
