@@ -44,6 +44,7 @@ from ..planning import (
     plan_changes,
 )
 from . import rows as R
+from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
 
@@ -85,6 +86,7 @@ class SQLiteStore(Store):
         self._caches: dict[str, UserVectors] = {}
         self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
         self._tokenizer: Tokenizer | None = None
+        self._checkpointer = Checkpointer(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -110,6 +112,8 @@ class SQLiteStore(Store):
                 conn.execute("PRAGMA foreign_keys=ON")
                 # Forgotten data is overwritten in the file, not left behind in free pages.
                 conn.execute("PRAGMA secure_delete=ON")
+                # Checkpoints run in the background (checkpoint.py); this is the backstop.
+                conn.execute(f"PRAGMA wal_autocheckpoint={BACKSTOP_PAGES}")
             except sqlite3.DatabaseError as exc:
                 raise StoreUnavailable(_unusable(self.path, exc)) from None
             self._local.conn = conn
@@ -134,6 +138,8 @@ class SQLiteStore(Store):
                 raise StoreUnavailable(f"SQLite store {self.path}: {exc}; nothing was written") from None
             raise
         conn.execute("COMMIT")
+        if write:
+            self._checkpointer.written()
 
     def _check_schema_version(self, conn: sqlite3.Connection) -> None:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
@@ -162,6 +168,7 @@ class SQLiteStore(Store):
         return stored
 
     def close(self) -> None:
+        self._checkpointer.close()
         with self._lock:
             for conn in self._connections:
                 conn.close()
