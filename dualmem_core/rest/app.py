@@ -1,0 +1,127 @@
+"""The FastAPI application: one ``Services`` for its lifetime, our errors as status codes, a body limit.
+
+There is no authentication: ``serve`` binds loopback unless told otherwise, and anyone who can
+reach the port can read and delete every user's memory.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, version
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from ..app import open_services
+from ..errors import (
+    ConflictError,
+    DualmemError,
+    InvalidInput,
+    NotFound,
+    ProviderConfigError,
+    ProviderError,
+    StoreUnavailable,
+    TenantViolation,
+)
+from .middleware import BodySizeLimit, InternalErrors
+from .routes import health, router
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 2 * 1024 * 1024  # the store takes up to 2M characters of text; a message is far less
+
+# First match wins, so a subclass comes before its base.
+STATUS_OF_ERROR: tuple[tuple[type[DualmemError], int], ...] = (
+    (InvalidInput, 422),  # and DimensionMismatch
+    (NotFound, 404),
+    (ConflictError, 409),
+    (TenantViolation, 403),
+    (StoreUnavailable, 503),
+    (ProviderConfigError, 500),  # the server's settings are wrong, not the provider
+    (ProviderError, 502),
+)
+
+DESCRIPTION = """Long-term memory for AI agents over HTTP: the Writer's remember, recall, history,
+profile and forget, and the Editor's runs and rollbacks, each scoped to the user in the path.
+
+Times are ISO 8601 dates or date-times (`2026-03-02`, `2026-03-02T18:00:00+01:00`), UTC when
+they have no offset. An open interval end, or an unknown start, is `null`.
+Errors are `{"error": <type>, "detail": <what was wrong and what to do>}`, except request
+validation errors, which keep FastAPI's 422 shape (`{"detail": [...]}`).
+
+There is no authentication: bind it to loopback, or put it behind something that authenticates."""
+
+
+def status_of(error: DualmemError) -> int:
+    return next((code for kind, code in STATUS_OF_ERROR if isinstance(error, kind)), 500)
+
+
+def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+    """The API over the store at ``store_url`` (else ``DUALMEM_STORE``, else the embedded default),
+    with providers from the environment. The store opens when the app starts and closes when it stops."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = open_services(store_url)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            services.close()
+
+    app = FastAPI(title="dualmem", version=_version(), description=DESCRIPTION, lifespan=lifespan)
+    app.include_router(router)
+    app.include_router(health)
+    app.add_middleware(InternalErrors)
+    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+
+    @app.exception_handler(DualmemError)
+    async def dualmem_error(request: Request, exc: DualmemError) -> JSONResponse:
+        code = status_of(exc)
+        detail = _redact(str(exc), getattr(getattr(request.app.state, "services", None), "store", None))
+        if code >= 500:
+            log.warning("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, detail)
+        return JSONResponse({"error": type(exc).__name__, "detail": detail}, status_code=code)
+
+    return app
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = None) -> None:
+    """Serve the API with uvicorn until interrupted."""
+    import uvicorn
+
+    if not _is_loopback(host):
+        log.warning("serving on %s:%d without authentication: anyone who can reach it can read and delete "
+                    "every user's memory", host, port)
+    uvicorn.run(create_app(store_url), host=host, port=port)
+
+
+def _redact(detail: str, store: object) -> str:
+    """The detail without the store URL's credentials or options (a Neo4j URL may carry a password)."""
+    url = getattr(store, "url", None)
+    if not url or url not in detail:
+        return detail
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    shown = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    return detail.replace(url, shown)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _version() -> str:
+    try:
+        return version("dualmem")
+    except PackageNotFoundError:
+        return "0.0.0"

@@ -1,0 +1,184 @@
+"""The endpoints: one per Writer or Editor operation, scoped by the user in the path.
+
+Endpoints are plain ``def``: FastAPI runs them in its threadpool, so blocking store calls never
+hold up the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request, status
+
+from ..app import Services
+from ..errors import NotFound, StoreUnavailable
+from .schemas import (
+    MEMORY_ID,
+    RUN_ID,
+    SAID_AT,
+    EditorRunOut,
+    EditorRunsOut,
+    ErrorOut,
+    ForgetOut,
+    ForgetUserOut,
+    HealthOut,
+    HistoryOut,
+    HitOut,
+    ProfileEntryOut,
+    ProfileOut,
+    RecallOut,
+    RememberIn,
+    RememberOut,
+    Time,
+    ValidationErrorOut,
+)
+
+MAX_K = 100
+
+
+async def _services(request: Request) -> Services:
+    return request.app.state.services
+
+
+def _errors(*codes: int) -> dict[int | str, dict]:
+    return {code: {"model": ErrorOut | ValidationErrorOut if code == 422 else ErrorOut} for code in codes}
+
+
+ServicesDep = Annotated[Services, Depends(_services)]
+UserId = Annotated[str, Path(description="Whose memory: every operation is scoped to one user.",
+                             examples=["u1"])]
+MemoryId = Annotated[str, Path(description="A memory id from remember or recall.", examples=[MEMORY_ID])]
+RunId = Annotated[str, Path(description="An Editor run id.", examples=[RUN_ID])]
+
+router = APIRouter(prefix="/v1/users/{user_id}", responses=_errors(422, 500, 503))
+
+
+@router.post("/memories", tags=["memories"], status_code=status.HTTP_201_CREATED,
+             responses=_errors(413, 502))
+def remember(user_id: UserId, body: RememberIn, services: ServicesDep) -> RememberOut:
+    """Store one message or a conversation: episodes, observations and the facts found in them."""
+    result = services.writer.remember(
+        body.messages(), user_id=user_id, session_id=body.session_id, agent_id=body.agent_id, at=body.at,
+        source_id=body.source_id, role=body.role, speaker=body.speaker,
+    )
+    return RememberOut.of(result)
+
+
+@router.get("/recall", tags=["memories"], responses=_errors(502))
+def recall(
+    user_id: UserId,
+    services: ServicesDep,
+    q: Annotated[str, Query(min_length=1, description="What to recall.",
+                            examples=["Where does the user live?"])],
+    k: Annotated[int, Query(ge=1, le=MAX_K, description="How many memories to return.")] = 5,
+    as_of: Annotated[Time | None, Query(
+        description="Valid time: what held in the world then (ISO 8601 date or date-time; UTC if no "
+        "offset).",
+        examples=["2025-02-01T00:00:00Z"])] = None,
+    known_at: Annotated[Time | None, Query(
+        description="Transaction time: what the memory believed then (ISO 8601; UTC if no offset).",
+        examples=[SAID_AT])] = None,
+    session_id: Annotated[str | None, Query(description="Only memories from this conversation.")] = None,
+    agent_id: Annotated[str | None, Query(description="Only memories this agent heard.")] = None,
+) -> RecallOut:
+    """The k memories that best answer the query, each with its score, why, sources and validity."""
+    hits = services.writer.recall(q, user_id=user_id, k=k, as_of=as_of, known_at=known_at,
+                                  session_id=session_id, agent_id=agent_id)
+    return RecallOut(query=q, hits=[HitOut.of(h) for h in hits])
+
+
+@router.get("/memories/{memory_id}/history", tags=["memories"], responses=_errors(404))
+def history(user_id: UserId, memory_id: MemoryId, services: ServicesDep) -> HistoryOut:
+    """Every version of a memory, oldest belief first, and what superseded it."""
+    try:
+        found = services.writer.history(memory_id, user_id=user_id)
+    except NotFound:
+        found = None
+    if found is None or not found.versions:  # another user's memory is as unknown as a made-up id
+        raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; take ids from recall or remember")
+    return HistoryOut.of(found)
+
+
+@router.get("/profile", tags=["memories"])
+def profile(
+    user_id: UserId,
+    services: ServicesDep,
+    subject: Annotated[str, Query(
+        description="Whose profile: the user, or a person they mentioned.")] = "user",
+) -> ProfileOut:
+    """The current value of each single-valued fact (lives in, works at, ...) with its sources."""
+    entries = services.writer.profile(user_id, subject=subject)
+    return ProfileOut(user_id=user_id, subject=subject,
+                      entries={p: ProfileEntryOut.of(e) for p, e in entries.items()})
+
+
+@router.delete("/memories", tags=["forget"])
+def forget_sources(
+    user_id: UserId,
+    services: ServicesDep,
+    source_id: Annotated[list[str], Query(
+        min_length=1, description="Source ids of the messages to forget (repeat the parameter for more).",
+        examples=[["msg-17"]])],
+) -> ForgetOut:
+    """Delete messages by your source ids, and every memory that came only from them."""
+    return ForgetOut.of(services.writer.forget(user_id=user_id, source_ids=source_id))
+
+
+@router.delete("/memories/{memory_id}", tags=["forget"], responses=_errors(404))
+def forget_memory(user_id: UserId, memory_id: MemoryId, services: ServicesDep) -> ForgetOut:
+    """Delete one memory with every version and edge (the messages it came from stay)."""
+    receipt = services.writer.forget(user_id=user_id, memory_id=memory_id)
+    if memory_id not in receipt.memory_ids:
+        raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; nothing was deleted")
+    return ForgetOut.of(receipt)
+
+
+@router.delete("", tags=["forget"])
+def forget_user(user_id: UserId, services: ServicesDep) -> ForgetUserOut:
+    """Delete everything stored for the user: messages, memories, entities, edges and Editor runs."""
+    return ForgetUserOut(user_id=user_id, deleted=services.writer.forget(user_id=user_id, everything=True))
+
+
+@router.post("/editor/runs", tags=["editor"], responses=_errors(409, 502))
+def run_editor(
+    user_id: UserId,
+    services: ServicesDep,
+    dry_run: Annotated[bool, Query(description="Decide and count, but change nothing.")] = False,
+) -> EditorRunOut:
+    """Run the Editor on the user's graph now, and wait for it: dedupe, supersede, resolve entities,
+    mine relations, rescore. ``applied_at`` is null when nothing was published (a dry run, or
+    nothing to change). A second run for the same user while one is in flight is refused (409)."""
+    return EditorRunOut.of(services.editor.run(user_id, dry_run=dry_run))
+
+
+@router.get("/editor/runs", tags=["editor"])
+def editor_runs(user_id: UserId, services: ServicesDep) -> EditorRunsOut:
+    """Every published Editor run and rollback of the user, oldest first."""
+    return EditorRunsOut(runs=[EditorRunOut.of(r) for r in services.editor.runs(user_id)])
+
+
+@router.post("/editor/runs/{run_id}/rollback", tags=["editor"], responses=_errors(404, 409))
+def rollback(
+    user_id: UserId,
+    run_id: RunId,
+    services: ServicesDep,
+    cascade: Annotated[bool, Query(
+        description="Also roll back later runs that changed the same memories, newest first.")] = False,
+) -> EditorRunOut:
+    """Undo one Editor run exactly, keeping everything written since. Rolling back twice returns the
+    first rollback; rolling back a rollback is refused (422); a later overlapping run refuses (409)
+    unless ``cascade``."""
+    return EditorRunOut.of(services.editor.rollback(run_id, user_id=user_id, cascade=cascade))
+
+
+health = APIRouter(tags=["health"])
+
+
+@health.get("/healthz", responses=_errors(503))
+def healthz(services: ServicesDep) -> HealthOut:
+    """Whether the store answers a query."""
+    try:
+        services.store.counts("__healthz__")
+    except Exception as exc:
+        raise StoreUnavailable(f"the store did not answer a health check ({type(exc).__name__})") from exc
+    return HealthOut(status="ok", backend=services.store.url.split(":", 1)[0])

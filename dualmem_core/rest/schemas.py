@@ -1,0 +1,312 @@
+"""The JSON shapes of the HTTP API, and their conversion from the Writer's and Editor's dataclasses.
+
+Open interval ends (the store's 9999-12-31 sentinel) and unknown starts are ``null`` here, so a
+client never has to know the sentinel. Times in are ISO 8601 dates or date-times, read as UTC when
+they have no offset, as in the CLI and the MCP server.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ..editor import EditorRun
+from ..store.forgetting import ForgetReceipt
+from ..timeutil import EARLIEST, is_open
+from ..writer.facts import Fact
+from ..writer.results import History, Hit, ProfileEntry, RememberResult, VersionView
+
+Role = Literal["user", "assistant", "system", "tool"]
+MEMORY_ID = "mem_01a2280ecf8b643de7979aadb3942025"
+RUN_ID = "run-20260302T180000-4a4ba77a"
+SAID_AT = "2026-03-02T18:00:00Z"
+
+
+def _as_utc(moment: datetime) -> datetime:
+    return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).astimezone(UTC)
+
+
+# An ISO 8601 date (its midnight) or date-time; UTC when it has no offset.
+Time = Annotated[datetime, AfterValidator(_as_utc)]
+
+
+def _end(moment: datetime) -> datetime | None:
+    return None if is_open(moment) else moment
+
+
+def _start(moment: datetime) -> datetime | None:
+    return None if moment <= EARLIEST else moment
+
+
+# -- remember ---------------------------------------------------------------------------------
+
+
+class MessageIn(BaseModel):
+    """One message of a conversation; unset fields take the request's values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(description="What was said.", examples=["My sister Lena lives in Seattle."])
+    role: Role | None = Field(None, description="Who said it; only `user` messages are mined for facts.")
+    speaker: str | None = Field(None, description="A person's name when not the user.", examples=["Maya"])
+    source_id: str | None = Field(
+        None, description="Your id for this message: forget by it later.", examples=["msg-18"]
+    )
+    at: Time | None = Field(None, description="When it was said (UTC if no offset).", examples=[SAID_AT])
+
+
+class RememberIn(BaseModel):
+    """One message as a string, or a list of messages, to store for a user."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"content": "I moved to Portland last week.", "session_id": "s1", "at": SAID_AT,
+                 "source_id": "msg-17"},
+                {"content": [{"role": "user", "content": "My sister Lena lives in Seattle.",
+                              "source_id": "msg-18"},
+                             {"role": "assistant", "content": "Noted!", "source_id": "msg-19"}],
+                 "session_id": "s1"},
+            ]
+        },
+    )
+
+    content: str | list[MessageIn] = Field(description="One message as text, or a list of messages.")
+    session_id: str | None = Field(None, description="The conversation it belongs to.", examples=["s1"])
+    agent_id: str | None = Field(None, description="The agent that heard it.", examples=["travel-bot"])
+    at: Time | None = Field(
+        None,
+        description="When it was said (UTC if no offset); relative dates such as 'last week' resolve "
+        "against it. Default: now.",
+        examples=[SAID_AT],
+    )
+    source_id: str | None = Field(
+        None, description="Your id for a single message: forget by it later.", examples=["msg-17"]
+    )
+    role: Role | None = Field(None, description="Default role of the messages (`user`).")
+    speaker: str | None = Field(None, description="Default speaker: a person's name when not the user.")
+
+    def messages(self) -> str | list[dict[str, Any]]:
+        if isinstance(self.content, str):
+            return self.content
+        return [m.model_dump(exclude_none=True) for m in self.content]
+
+
+class FactOut(BaseModel):
+    text: str = Field(description="The fact as a short statement.", examples=["user lives in Portland"])
+    subject: str = Field(examples=["user"])
+    predicate: str = Field(examples=["lives_in"])
+    object: str = Field(examples=["Portland"])
+    valid_from: datetime | None = Field(description="When it began to hold, if the message said.")
+    valid_to: datetime | None = Field(description="When it stopped holding, if the message said.")
+    negated: bool = Field(description="True for a statement of what is not so ('I don't eat meat').")
+    confidence: float = Field(examples=[0.85])
+    rule: str = Field(description="The extraction rule that found it (empty for an LLM).")
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactOut:
+        return cls(text=fact.text, subject=fact.subject, predicate=fact.predicate, object=fact.object,
+                   valid_from=fact.valid_from, valid_to=fact.valid_to, negated=fact.negated,
+                   confidence=fact.confidence, rule=fact.rule)
+
+
+class RememberOut(BaseModel):
+    """What one remember stored."""
+
+    episode_ids: list[str] = Field(description="One raw episode per message.")
+    memory_ids: list[str] = Field(description="New memories: an observation per message, and the facts.")
+    fact_ids: list[str] = Field(description="The facts among the new memories.", examples=[[MEMORY_ID]])
+    skipped_duplicates: list[str] = Field(
+        description="Existing memories that were said again: they gained a source, not a copy."
+    )
+    facts: list[FactOut] = Field(description="The facts the extractor found.")
+    extractor: str = Field(description="`rules` or `llm`.", examples=["rules"])
+
+    @classmethod
+    def of(cls, result: RememberResult) -> RememberOut:
+        return cls(episode_ids=result.episode_ids, memory_ids=result.memory_ids, fact_ids=result.fact_ids,
+                   skipped_duplicates=result.skipped_duplicates,
+                   facts=[FactOut.of(f) for f in result.facts], extractor=result.extractor)
+
+
+# -- recall, history, profile -------------------------------------------------------------------
+
+
+class HitOut(BaseModel):
+    memory_id: str = Field(examples=[MEMORY_ID])
+    version_id: str
+    text: str = Field(examples=["user lives in Portland"])
+    score: float = Field(description="Fused relevance; higher is better.", examples=[0.47])
+    why: dict[str, float] = Field(
+        description="The weighted parts of relevance (they add up to it, before confidence, salience "
+        "and the penalty for not being current); see dualmem_core/writer/scoring.py.",
+        examples=[{"vector": 0.21, "text": 0.18, "graph": 0.05, "rank_fusion": 0.03}],
+    )
+    sources: list[str] = Field(description="Source ids of the messages it came from.", examples=[["msg-17"]])
+    current: bool = Field(description="False for a superseded or ended fact.")
+    valid_from: datetime | None = Field(description="When it began to hold; null if unknown.")
+    valid_to: datetime | None = Field(description="When it stopped holding; null while it holds.")
+    kind: str = Field(description="`observation` (what was said) or `fact` (what it means).",
+                      examples=["fact"])
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+
+    @classmethod
+    def of(cls, hit: Hit) -> HitOut:
+        return cls(memory_id=hit.memory_id, version_id=hit.version_id, text=hit.text, score=hit.score,
+                   why=hit.why, sources=hit.sources, current=hit.current,
+                   valid_from=_start(hit.valid_from), valid_to=_end(hit.valid_to), kind=hit.kind,
+                   subject=hit.subject, predicate=hit.predicate, object=hit.object)
+
+
+class RecallOut(BaseModel):
+    query: str = Field(examples=["Where does the user live?"])
+    hits: list[HitOut] = Field(description="Best first.")
+
+
+class VersionOut(BaseModel):
+    version_id: str
+    text: str
+    status: str = Field(description="`active`, `superseded`, `duplicate`, ...", examples=["superseded"])
+    valid_from: datetime | None = Field(description="When it began to hold in the world; null if unknown.")
+    valid_to: datetime | None = Field(description="When it stopped holding; null while it holds.")
+    tx_from: datetime = Field(description="When the memory started to believe this version.")
+    tx_to: datetime | None = Field(description="When it stopped believing it; null while it does.")
+    created_by: str = Field(description="`writer` or the Editor run that made it.", examples=["writer"])
+
+    @classmethod
+    def of(cls, v: VersionView) -> VersionOut:
+        return cls(version_id=v.version_id, text=v.text, status=v.status, valid_from=_start(v.valid_from),
+                   valid_to=_end(v.valid_to), tx_from=v.tx_from, tx_to=_end(v.tx_to), created_by=v.created_by)
+
+
+class HistoryOut(BaseModel):
+    memory_id: str = Field(examples=[MEMORY_ID])
+    user_id: str = Field(examples=["u1"])
+    versions: list[VersionOut] = Field(description="Oldest belief first.")
+    superseded_by: list[str] = Field(description="Memories that superseded this one.")
+    supersedes: list[str] = Field(description="Memories this one superseded.")
+    sources: list[str] = Field(description="Source ids of the messages it came from.")
+
+    @classmethod
+    def of(cls, h: History) -> HistoryOut:
+        return cls(memory_id=h.memory_id, user_id=h.user_id, versions=[VersionOut.of(v) for v in h.versions],
+                   superseded_by=h.superseded_by, supersedes=h.supersedes, sources=h.sources)
+
+
+class ProfileEntryOut(BaseModel):
+    predicate: str = Field(examples=["lives_in"])
+    value: str = Field(examples=["Portland"])
+    text: str = Field(examples=["user lives in Portland"])
+    memory_id: str = Field(examples=[MEMORY_ID])
+    since: datetime | None = Field(description="When it began to hold; null if unknown.")
+    sources: list[str] = Field(examples=[["msg-17"]])
+
+    @classmethod
+    def of(cls, e: ProfileEntry) -> ProfileEntryOut:
+        return cls(predicate=e.predicate, value=e.value, text=e.text, memory_id=e.memory_id,
+                   since=_start(e.since), sources=e.sources)
+
+
+class ProfileOut(BaseModel):
+    user_id: str = Field(examples=["u1"])
+    subject: str = Field(examples=["user"])
+    entries: dict[str, ProfileEntryOut] = Field(
+        description="The current value of each single-valued fact, by predicate."
+    )
+
+
+# -- forget -------------------------------------------------------------------------------------
+
+
+class ForgetOut(BaseModel):
+    """Proof of a deletion: what went, by id."""
+
+    user_id: str = Field(examples=["u1"])
+    source_ids: list[str] = Field(description="The source ids asked for.", examples=[["msg-17"]])
+    episode_ids: list[str] = Field(description="Deleted messages.")
+    memory_ids: list[str] = Field(description="Deleted memories, with every version.")
+    entity_ids: list[str] = Field(description="Deleted people and places no other memory mentioned.")
+    versions: int = Field(description="How many versions were deleted.")
+    edges: int = Field(description="How many edges were deleted.")
+    kept_memory_ids: list[str] = Field(
+        description="Memories that also came from other messages: they lost only this provenance."
+    )
+
+    @classmethod
+    def of(cls, r: ForgetReceipt) -> ForgetOut:
+        return cls(user_id=r.user_id, source_ids=r.source_ids, episode_ids=r.episode_ids,
+                   memory_ids=r.memory_ids, entity_ids=r.entity_ids, versions=r.versions, edges=r.edges,
+                   kept_memory_ids=r.kept_memory_ids)
+
+
+class ForgetUserOut(BaseModel):
+    user_id: str = Field(examples=["u1"])
+    deleted: dict[str, int] = Field(
+        description="How many records of each kind were deleted.",
+        examples=[{"episodes": 2, "memories": 4, "versions": 5, "entities": 2, "edges": 9, "runs": 1}],
+    )
+
+
+# -- the Editor ---------------------------------------------------------------------------------
+
+
+class EditorRunOut(BaseModel):
+    """One Editor run or rollback, as published."""
+
+    run_id: str = Field(examples=[RUN_ID])
+    user_id: str = Field(examples=["u1"])
+    kind: Literal["edit", "rollback"]
+    counts: dict[str, dict[str, int]] = Field(
+        description="Decisions by stage and action.",
+        examples=[{"dedupe": {}, "supersede": {"supersede": 1}, "confidence": {"rescore": 3}}],
+    )
+    operations: int = Field(description="Operations applied to the graph.", examples=[11])
+    skipped: list[dict[str, Any]] = Field(
+        description="Operations skipped because the Writer changed their target since the snapshot."
+    )
+    llm_calls: int
+    llm_tokens: int
+    llm_by_stage: dict[str, dict[str, int]] = Field(description="LLM calls and tokens by stage.")
+    llm_failures: int = Field(description="Unusable LLM replies (the pair was left as it was).")
+    duration_s: float
+    applied_at: datetime | None = Field(description="When it was published; null if there was nothing to do.")
+    rollback_of: str | None = Field(None, description="For a rollback, the run it undid.")
+
+    @classmethod
+    def of(cls, run: EditorRun) -> EditorRunOut:
+        return cls(run_id=run.run_id, user_id=run.user_id, kind=run.kind, counts=run.counts,
+                   operations=run.operations, skipped=run.skipped, llm_calls=run.llm_calls,
+                   llm_tokens=run.llm_tokens, llm_by_stage=run.llm_by_stage, llm_failures=run.llm_failures,
+                   duration_s=run.duration_s, applied_at=run.applied_at, rollback_of=run.rollback_of)
+
+
+class EditorRunsOut(BaseModel):
+    runs: list[EditorRunOut] = Field(description="Every published run and rollback, oldest first.")
+
+
+# -- errors and health --------------------------------------------------------------------------
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="The error type.", examples=["NotFound"])
+    detail: str = Field(description="What was wrong and what to do.",
+                        examples=["user 'u2' has no memory 'mem_01a2…'"])
+
+
+class ValidationErrorOut(BaseModel):
+    """FastAPI's own shape, for a request that does not match the schema."""
+
+    detail: list[dict[str, Any]] = Field(
+        examples=[[{"type": "datetime_from_date_parsing", "loc": ["query", "as_of"], "msg": "Input should be "
+                    "a valid datetime or date, input is too short", "input": "2025"}]]
+    )
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    backend: str = Field(description="The store's backend.", examples=["sqlite"])
