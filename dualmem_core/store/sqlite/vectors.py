@@ -90,7 +90,11 @@ class UserVectors:
         rids = self.cols["rid"]
         rows_found, cols_found, values = [], [], []
         for start in range(0, self.size, _BLOCK):
-            block = self.matrix[start: min(start + _BLOCK, self.size)] @ unit_queries.T
+            rows_block = self.matrix[start: min(start + _BLOCK, self.size)]
+            if len(unit_queries) <= 3:  # a matrix-vector product each: BLAS is slow at thin products
+                block = np.stack([rows_block @ q for q in unit_queries], axis=1)
+            else:
+                block = rows_block @ unit_queries.T
             rows, cols = np.nonzero(block >= min_score)
             keep = mask[start + rows]
             rows_found.append(start + rows[keep])
