@@ -203,6 +203,10 @@ class Writer:
         }
         first: dict[str, str] = {}
         kept = []
+        provenance: dict[str, list[Edge]] = {}  # FROM edges by the memory they start at
+        for edge in batch.edges:
+            if edge.type == EdgeType.FROM:
+                provenance.setdefault(edge.src_id, []).append(edge)
         for memory, version, entities in pending:
             existing = stored.get(version.content_hash) or first.get(version.content_hash)
             if existing is None:
@@ -214,9 +218,8 @@ class Writer:
                 continue
             if version.content_hash in stored:
                 result.skipped_duplicates.append(existing)
-            for edge in batch.edges:  # move the provenance onto the memory that stays
-                if edge.type == EdgeType.FROM and edge.src_id == memory.id:
-                    edge.src_id = existing
+            for edge in provenance.get(memory.id, ()):  # move the provenance onto the memory that stays
+                edge.src_id = existing
         # A message repeating itself would now hold the same provenance edge twice.
         unique_from = {(e.src_id, e.dst_id): e for e in batch.edges if e.type == EdgeType.FROM}
         batch.edges[:] = [e for e in batch.edges if e.type != EdgeType.FROM] + list(unique_from.values())
