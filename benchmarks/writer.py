@@ -18,6 +18,7 @@ whose preload, projected from the previous size's rate, exceeds --preload-budget
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -157,6 +158,7 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int) -> dict
             out["recall_as_of"] = timed_calls(partial(recall, as_of=AS_OF), asks)
             out["counts"] = store.counts(USER)
             out["python_rss"] = sb.rss_mb()
+            out["loadavg_end"] = os.getloadavg()
             if server is not None:
                 out["server_rss"] = sb.rss_mb(server.pid)
         if backend == "sqlite":
@@ -184,7 +186,8 @@ def render(r: dict) -> str:
     p, c, server = r["preload"], r["counts"], "server_version" in r
     cut = f" (cut from {r['requested_n']:,})" if r["requested_n"] != r["n"] else ""
     version = f"  Neo4j {r['server_version']}" if server else ""
-    lines = [f"== {r['backend']}  N={r['n']:,}{cut}{version}  loadavg {r['loadavg'][0]:.1f}",
+    load = f"loadavg {r['loadavg'][0]:.1f}" + (f" -> {r['loadavg_end'][0]:.1f}" if "loadavg_end" in r else "")
+    lines = [f"== {r['backend']}  N={r['n']:,}{cut}{version}  {load}",
              "store: " + ", ".join(f"{v:,} {k}" for k, v in c.items() if v),
              f"preload {p['messages']:,} messages -> {p['new_memories']:,} memories, {p['calls']:,} calls of"
              f" {PER_CALL}: {p['remember_s']:.1f} s, {p['messages_per_s']:,.0f} messages/s,"
@@ -216,7 +219,8 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     report = {"machine": sb.machine_info(), "runs": [], "config": {
         **vars(args), "dimension": DIM, "k": K, "per_call": PER_CALL, "warmup": sb.WARMUP, "user": USER,
-        "t0": T0.isoformat(), "as_of": AS_OF.isoformat(), "embedder": HashingEmbedder(DIM).name}}
+        "t0": T0.isoformat(), "as_of": AS_OF.isoformat(), "embedder": HashingEmbedder(DIM).name,
+        "neo4j_rust_ext": importlib.util.find_spec("neo4j._rust") is not None}}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     rate: dict[str, float] = {}  # memories/s of each backend's last preload
