@@ -49,6 +49,7 @@ from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
+_MAX_PENDING_TEXTS = 20_000  # versions written since a user's last text search, kept to tokenize
 SCHEMA_VERSION = 3  # bump with any change to schema.sql that old files lack
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
@@ -257,6 +258,8 @@ class SQLiteStore(Store):
             if text is not None:  # tokenized by the next search, not on the write path
                 text.pending += [(rids[v.id], v.text) for v in batch.versions]
                 text.generation = generation
+                if len(text.pending) > _MAX_PENDING_TEXTS:  # no search for long: rebuild when one comes
+                    del self._texts[user_id]
             if cache is None:
                 return
             cache.append([
