@@ -1,0 +1,1 @@
+"""Helpers for the browser tests: headless Chromium driven over the DevTools protocol."""
