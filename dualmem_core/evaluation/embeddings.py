@@ -72,9 +72,13 @@ class FixtureTexts:
         return sorted({*self.messages, *self.facts, *self.questions, *self.statements})
 
     def counts(self) -> dict[str, int]:
-        return {"messages": len(self.messages), "facts": len(self.facts),
-                "questions": len(self.questions), "statements": len(self.statements),
-                "unique": len(self.all())}
+        return {
+            "messages": len(self.messages),
+            "facts": len(self.facts),
+            "questions": len(self.questions),
+            "statements": len(self.statements),
+            "unique": len(self.all()),
+        }
 
 
 def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) -> FixtureTexts:
@@ -89,6 +93,7 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     from dualmem_core.writer.extract_rules import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
+    from dualmem_core.writer.self_names import SELF_PREDICATES, about_user
     from dualmem_core.writer.writer import WriterConfig
 
     fixture = load_fixture(folder)
@@ -96,13 +101,24 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     mined_roles = WriterConfig().extract_roles
     messages: dict[str, None] = {}
     facts: dict[str, None] = {}
+    names: dict[str, set[str]] = {}  # user -> the names they gave themselves, as recall reads them
     for m in fixture.messages:
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
         messages.setdefault(msg.text)
         if msg.role in mined_roles:
             for fact in extractor.extract(Message(msg.text, msg.at, msg.speaker, msg.role)):
                 facts.setdefault(fact.text)
+                if (
+                    fact.subject.casefold() == "user"
+                    and fact.predicate in SELF_PREDICATES
+                    and not fact.negated
+                ):
+                    names.setdefault(m.user_id, set()).add(fact.object.strip())
+    # Recall embeds a question that names the user as asked about "the user" (writer/self_names.py).
     questions = dict.fromkeys(q.question for q in fixture.questions)
+    for q in fixture.questions:
+        ordered = sorted(names.get(q.user_id, ()), key=lambda n: (-len(n), n))
+        questions.setdefault(about_user(q.question, ordered))
     statements = dict.fromkeys(f.statement for f in fixture.facts)
     return FixtureTexts(list(messages), list(facts), list(questions), list(statements))
 
@@ -128,7 +144,8 @@ def _read(path: Path) -> _Recording:
             arrays = {key: data[key] for key in data.files}
     except (OSError, ValueError) as exc:
         raise CacheError(
-            f"{path}: not a readable .npz of recorded embeddings ({exc}); {RERECORD_HINT}") from exc
+            f"{path}: not a readable .npz of recorded embeddings ({exc}); {RERECORD_HINT}"
+        ) from exc
     missing = {"vectors", "texts", "model", "dimension", "text_sha256", "meta"} - set(arrays)
     if missing:
         raise CacheError(f"{path}: missing array(s) {', '.join(sorted(missing))}; {RERECORD_HINT}")
@@ -142,11 +159,14 @@ def _read(path: Path) -> _Recording:
     except (TypeError, ValueError) as exc:
         raise CacheError(f"{path}: malformed recorded embeddings ({exc}); {RERECORD_HINT}") from exc
     if vectors.shape != (len(texts), dimension):
-        raise CacheError(f"{path}: {vectors.shape[0]} vectors of shape {vectors.shape} for {len(texts)} "
-                         f"texts of dimension {dimension}; the file is inconsistent. {RERECORD_HINT}")
+        raise CacheError(
+            f"{path}: {vectors.shape[0]} vectors of shape {vectors.shape} for {len(texts)} "
+            f"texts of dimension {dimension}; the file is inconsistent. {RERECORD_HINT}"
+        )
     if texts_sha256(texts) != str(arrays["text_sha256"]):
-        raise CacheError(f"{path}: the texts do not match their stored hash; the file was altered. "
-                         f"{RERECORD_HINT}")
+        raise CacheError(
+            f"{path}: the texts do not match their stored hash; the file was altered. {RERECORD_HINT}"
+        )
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     if not np.isfinite(vectors).all() or (norms == 0).any():
         raise CacheError(f"{path}: a vector is zero, NaN or infinite; {RERECORD_HINT}")

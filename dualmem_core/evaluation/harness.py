@@ -19,9 +19,8 @@ import numpy as np
 from ..editor import Editor
 from ..providers import Embedder
 from ..providers.llm import LLM
-from ..store import SearchFilter, Store
-from ..writer.recall import recall as hybrid_recall
-from ..writer.writer import RECALLED_STATUSES, Writer
+from ..store import Store
+from ..writer.writer import Writer
 from . import metrics
 from .fixture import Fixture, Question
 
@@ -133,13 +132,12 @@ def user_metrics(writer: Writer, fixture: Fixture, user: str) -> dict[str, float
 
 
 def _ask(writer: Writer, fixture: Fixture, user: str) -> list[metrics.Answered]:
-    answered = []
-    for q in fixture.questions_of(user):
-        flt = SearchFilter(user, valid_at=_as_of(q), statuses=RECALLED_STATUSES)
-        vector = writer.embedder.embed([q.question])[0]
-        hits = hybrid_recall(writer.store, np.asarray(vector, dtype=np.float32), q.question, flt, K)
-        answered.append(metrics.answered(q, hits, fixture))
-    return answered
+    return [
+        metrics.answered(
+            q, writer.recall(q.question, user_id=user, k=K, as_of=_as_of(q), record_access=False), fixture
+        )
+        for q in fixture.questions_of(user)
+    ]
 
 
 def _as_of(q: Question) -> datetime | None:

@@ -40,6 +40,7 @@ from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
+from .self_names import about_user, self_names
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
 RECALLED_STATUSES = ("active", "superseded")
@@ -274,8 +275,14 @@ class Writer:
         known_at: datetime | None = None,
         agent_id: str | None = None,
         session_id: str | None = None,
+        record_access: bool = True,
     ) -> list[Hit]:
-        """The k memories that best answer ``query``, as of a valid time and a belief time."""
+        """The k memories that best answer ``query``, as of a valid time and a belief time.
+
+        A question that names the user ("Where does Priya live?") is asked about "the user",
+        whom facts about the speaker are stored under. ``record_access=False`` leaves the access
+        counts alone (a measurement, not a use).
+        """
         check_user_id(user_id)
         check_text(query, "query")
         check_k(k)
@@ -287,8 +294,11 @@ class Writer:
             known_at=None if known_at is None else require_aware(known_at, "known_at"),
             statuses=RECALLED_STATUSES,
         )
-        hits = hybrid_recall(self.store, self.embedder.embed([query])[0], query, flt, k)
-        self.store.record_access(user_id, [h.memory_id for h in hits])
+        asked = about_user(query, self_names(self.store, user_id))
+        words = query if asked == query else f"{query} {asked}"  # the name's own words still count
+        hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
+        if record_access:
+            self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits
 
     def history(self, memory_id: str, *, user_id: str | None = None) -> History:

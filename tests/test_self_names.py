@@ -1,0 +1,29 @@
+"""Questions that name the user reach the facts stored about "user"."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from dualmem_core import Writer, open_store
+from dualmem_core.writer.self_names import about_user, self_names
+
+
+def test_about_user_reads_each_name_as_the_user():
+    assert about_user("Where does Priya live?", ["Priya"]) == "Where does the user live?"
+    assert about_user("What is priya's job?", ["Priya"]) == "What is the user's job?"
+    assert about_user("Where does Priya Raman live?", ["Priya Raman", "Priya"]) == "Where does the user live?"
+    assert about_user("Is Priyanka here?", ["Priya"]) == "Is Priyanka here?"  # whole words only
+    assert about_user("Where do I live?", []) == "Where do I live?"
+
+
+def test_a_question_naming_the_user_finds_what_the_user_said(tmp_path):
+    with open_store(f"sqlite:///{tmp_path / 'm.db'}") as store:
+        writer = Writer(store)
+        at = datetime(2026, 3, 1, tzinfo=UTC)
+        writer.remember("Hi, I'm Maya.", user_id="u", at=at)
+        writer.remember("I live in Portland now.", user_id="u", at=at)
+        writer.remember("My friend Lena lives in Denver.", user_id="u", at=at)
+        assert self_names(store, "u") == ["Maya"]
+        hits = writer.recall("Where does Maya live?", user_id="u", k=2)
+        assert "user lives in Portland" in [h.text for h in hits]
+        assert self_names(store, "someone-else") == []
