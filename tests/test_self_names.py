@@ -27,3 +27,4 @@ def test_a_question_naming_the_user_finds_what_the_user_said(tmp_path):
         hits = writer.recall("Where does Maya live?", user_id="u", k=2)
         assert "user lives in Portland" in [h.text for h in hits]
         assert self_names(store, "someone-else") == []
+

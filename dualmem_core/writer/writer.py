@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..providers import Embedder, HashingEmbedder
 from ..providers.llm import LLM
 from ..store import (
@@ -305,8 +305,8 @@ class Writer:
         """Every version of a memory, oldest belief first, and what superseded it."""
         user_id = check_user_id(user_id) if user_id is not None else self.store.memory_owner(memory_id)
         versions = self.store.get_versions(user_id, [memory_id], all_versions=True)
-        if not versions:
-            self.store.memory_owner(memory_id)  # raises NotFound for an unknown id
+        if not versions and self.store.memory_owner(memory_id) != user_id:  # NotFound if unknown
+            raise NotFound(f"no memory {memory_id!r} for user {user_id!r}")
         edges = self.store.get_edges(
             user_id, node_ids=[memory_id], types=[EdgeType.SUPERSEDES, EdgeType.FROM]
         )
