@@ -277,7 +277,8 @@ def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> 
 
 def _h_month_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
-    return _Anchor(datetime(int(m["year"]), month, 1, tzinfo=UTC), "month", 0, 0.9)
+    year = int(m["year"].lstrip("'")) + (2000 if m["year"].startswith("'") else 0)  # "March '24"
+    return _Anchor(datetime(year, month, 1, tzinfo=UTC), "month", 0, 0.9)
 
 
 def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
@@ -380,7 +381,7 @@ _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _h_month_day),
     (re.compile(rf"\b(?:the\s+)?(?P<day>{_DAY})\s+(?:of\s+)?(?P<mon>{_MONTH})"
                 rf"(?:,?\s+(?P<year>{_YEAR}))?\b", _I), _h_month_day),
-    (re.compile(rf"\b(?P<mon>{_MONTH}),?\s+(?P<year>{_YEAR})\b", _I), _h_month_year),
+    (re.compile(rf"\b(?P<mon>{_MONTH}),?\s+(?P<year>{_YEAR}|'\d\d)\b", _I), _h_month_year),
     (re.compile(rf"\b(?:(?P<mode>{_MODE})\s+)?(?P<mon>{_MONTH_FULL})\b", _I), _h_month),
     (re.compile(rf"\b(?:(?P<season>{_SEASON})\s+(?:of\s+)?)?(?P<year>{_YEAR})\b(?!\s*(?:-|–)\s*\d)", _I),
      _h_year),

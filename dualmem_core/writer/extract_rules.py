@@ -91,6 +91,9 @@ class _MessageState:
     previous: Subject | None = None  # for clauses that share the previous subject
     spoke: bool = False  # a clause with content came before (greetings do not count)
     last_pet: str | None = None  # an unnamed pet mentioned earlier ("I adopted a puppy!")
+    last_place: str | None = None  # the place last named, for "there" ("lived there until 2015")
+    previous_past: bool = False  # the previous clause was in the past ("I was living in X, working as Y")
+    previous_dated: str = ""  # the previous clause's dated text, for a continuation without its own dates
 
     @property
     def referent(self) -> str | None:
@@ -180,9 +183,21 @@ class RuleExtractor:
         if m := _FREE_TIME.match(text):
             clause.hobby_hint = True
             text = text[m.end() :]
+        if state.last_place and " there" in text:
+            text = _THERE.sub(lambda t: _there(t, state.last_place or ""), text)
+        continuing = clause.inherits and bool(_GERUND_START.match(text))
         clause.dated = text
+        if continuing and state.previous_dated and not dates.find_time_expressions(text, state.now):
+            clause.dated = (
+                f"{state.previous_dated} , {text}"  # "back in 2023 I was living in X, working as Y"
+            )
         text = _skip_leading_time(text, state.now)
         clause.text = text
+        named = (
+            m["name"]
+            if (m := _NAME_IS.match(text)) and state.referent is None and not state.last_pet
+            else None
+        )
 
         reported = self._reported(clause, state)
         if reported is not None:
@@ -212,8 +227,11 @@ class RuleExtractor:
             ):
                 state.people.append(draft.object)
 
-        text = _RELATIVE_CLAUSE.sub("", text)
+        text = _RELATIVE_CLAUSE.sub("", _AGE_ASIDE.sub("", text))
         subject = parse_subject(text, speaker, referent)
+        if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
+            subject = parse_subject(text[m.end() :], speaker, referent)  # "fair warning I'm allergic to ..."
+            text = text[m.end() :] if subject else text
         rest = text[subject.end :] if subject else ""
         partner: Subject | None = None
         if subject is not None and (m := _CONJUNCT.match(rest)):
@@ -224,14 +242,22 @@ class RuleExtractor:
             subject, rest = state.previous, text
         if subject is not None:
             state.previous = subject
-            if subject.kind in ("person", "relative") and subject.name != speaker:
+            if subject.kind in ("person", "relative") and subject.name != speaker and rest.strip():
                 state.people.append(subject.name)
-            drafts += [(d, subject, aspect) for d, aspect in self._verb_drafts(rest, subject, clause, state)]
+            verb_drafts = self._verb_drafts(rest, subject, clause, state, continuing)
+            drafts += [(d, subject, aspect) for d, aspect in verb_drafts]
             if partner is not None:  # "Sarah and Tom live in Berlin": the same holds for Tom
                 drafts += [(d, partner, a) for d, a in self._verb_drafts(rest, partner, clause, state)]
         for draft, _, _ in drafts:
             if draft.predicate == "pet" and draft.object[:1].islower() and not draft.negated:
                 state.last_pet = draft.object
+            if draft.predicate in ("lives_in", "visited", "from") and draft.object[:1].isupper():
+                state.last_place = draft.object
+        for place, _ in proper_entities(text):
+            state.last_place = place
+        state.previous_dated = clause.dated or clause.text
+        if named:
+            state.people.append(named)  # "her name is Jess, she's a researcher": Jess is "she" from here on
         return [f for d, s, a in drafts if (f := self._finish(d, s, a, clause, state)) is not None]
 
     def _reported(self, clause: _Clause, state: _MessageState) -> list[Fact] | None:
@@ -256,17 +282,22 @@ class RuleExtractor:
         )
         if reporter.kind == "speaker":
             return self._clause(embedded, state)
+        if reporter.kind == "person":
+            state.people.append(reporter.name)  # "Kat says ... but she's a Coldplay person": she is Kat
         inner = _MessageState(state.speaker, state.now, [reporter.name])
         return self._clause(embedded, inner)
 
     def _verb_drafts(
-        self, rest: str, subject: Subject, clause: _Clause, state: _MessageState
+        self, rest: str, subject: Subject, clause: _Clause, state: _MessageState, continuing: bool = False
     ) -> list[tuple[Draft, Aspect]]:
         rest = _LEADING_BLANKS.sub("", rest)
         if subject.end == 0 and rest[:1].isupper():  # a dropped subject: "Started a new job at Figma"
             rest = rest[0].lower() + rest[1:]
         aspect, vp = parse_aspect(rest)
         aspect.hedged = aspect.hedged or clause.hedged
+        if continuing and state.previous_past:  # "I was living in X, working as Y": Y is past too
+            aspect.past = aspect.progressive = True
+        state.previous_past = aspect.past
         first_verb = vp.split(" ", 1)[0] if vp else ""
         past = aspect.past or is_past_form(first_verb)
         if clause.subordinate and not (past or aspect.perfect):
@@ -354,6 +385,33 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
+# A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
+# Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
+_LEAD_IN = re.compile(
+    r"^(?!(?i:[a-z]+\s+){0,3}?(?i:the|a|an|that|which|who|whom|where|what|when|if|this|these|those|to|of|for|with|"
+    r"about|everything|something|anything|nothing|all|one|someone|people|thing I|way|maybe|perhaps|probably|"
+    r"possibly|hopefully|ideally|someday|unless|once|whether|wish|even|only|until|before|after|because|so|and)\s)"
+    r"(?:[A-Za-z']+,?\s+){1,4}?(?=(?:I|we)\s+[a-z])"
+)
+_GERUND_START = re.compile(
+    r"(?:working|living|studying|teaching|staying|renting|doing|running)\s+(?:as|at|in|for|on)\b"
+)
+_THERE = re.compile(
+    r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been)\s+there\b"
+    r"(?!\s+(?:before|once|twice|already|yet))"
+)
+_NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
+_AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
+
+
+def _there(m: re.Match[str], place: str) -> str:
+    """'lived there' -> 'lived in Fresno'; 'moved there' -> 'moved to Fresno'."""
+    verb = m["v"]
+    if verb == "been":
+        return f"been in {place}"
+    return f"{verb} {'to' if verb == 'moved' else 'in'} {place}"
+
+
 _SPACES = re.compile(r"\s+")
 _NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
 

@@ -67,7 +67,8 @@ _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
 _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
-    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up)\b",
+    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
+    r"back from|living in(?!\s.*\b(?:is|was|has been)\b))\b",
     re.IGNORECASE,
 )
 
@@ -137,6 +138,7 @@ class Aspect:
     intent: str = ""  # "plan", "want", "hope", "think", "decide": the clause states an intention
     intent_words: str = ""  # as said: "looking forward to", "planning to"
     hedged: bool = False
+    still: bool = False  # "we're still in Sacramento": a state that continues
 
 
 _ADVERBS = (
@@ -214,6 +216,10 @@ _ANY_MORE = re.compile(r"\b(?:any ?more|any longer)\b", re.I)
 _ADVERBS_NOT = re.compile(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", re.I)
 _LEADING_ADVERB = re.compile(rf"^(?:{_ADVERBS})\b[\s,]*", re.I)
 _ANY_MORE_WORDS = re.compile(r"\s*\b(?:any ?more|any longer)\b", re.I)
+# "are officially married", "is SO into chess": adverbs between the copula and what it says.
+_COPULA_ADVERBS = re.compile(
+    rf"^(?P<be>am|is|are|was|were|been|be)\s+(?P<adv>(?:(?:{_ADVERBS}|so|very)\s+)+)", re.I
+)
 
 
 def _aux_step(text: str, aspect: Aspect) -> int:
@@ -231,9 +237,7 @@ def _aux_step(text: str, aspect: Aspect) -> int:
         aspect.negated = True
     elif m := _WILL.match(text):
         aspect.future = True
-    elif (m := _GOING_TO.match(text)) and not (
-        _NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])
-    ):
+    elif (m := _GOING_TO.match(text)) and not (_NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])):
         aspect.future = True
     elif m := _WOULD_LOVE_TO.match(text):
         aspect.intent = "want"
@@ -243,9 +247,7 @@ def _aux_step(text: str, aspect: Aspect) -> int:
         aspect.modal = True
     elif m := _CAN.match(text):
         pass  # ability: "I can speak French" states a fact
-    elif (m := _HAVE.match(text)) and _PARTICIPLE.match(
-        _ADVERBS_NOT.sub("", text[m.end() :])
-    ):
+    elif (m := _HAVE.match(text)) and _PARTICIPLE.match(_ADVERBS_NOT.sub("", text[m.end() :])):
         if m["aux"].lower() == "had":
             aspect.past = True
         else:
@@ -274,6 +276,9 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
             text = f"{m['be']} {text[m.end() :]}"
         if text == before:
             break
+    if m := _COPULA_ADVERBS.match(text):
+        aspect.still = aspect.still or bool(re.search(r"\bstill\b", m["adv"], re.I))
+        text = f"{m['be']} {text[m.end() :]}"
     if _ANY_MORE.search(text):
         aspect.ended = True
         aspect.negated = False  # "I don't live there anymore": it was true and has ended

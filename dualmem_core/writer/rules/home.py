@@ -8,7 +8,7 @@ from .. import dates
 from .base import Builder, Context, Draft, Rule, items, rule
 from .common import BE
 from .lexicon import is_place, is_school
-from .objects import clean
+from .objects import clean, cut, split_items
 from .work import org_drafts
 
 _V_LIVE = r"(?P<v>live|lives|lived|living|reside|resides|resided|residing|stay|stays|staying)"
@@ -16,7 +16,16 @@ _V_LIVE = r"(?P<v>live|lives|lived|living|reside|resides|resided|residing|stay|s
 
 def _place(predicate: str, confidence: float, timing: str = "state") -> Builder:
     def build(m: re.Match[str], ctx: Context) -> list[Draft]:
-        return items(predicate, m["o"], "place", confidence, timing=timing, accept=lambda p: not _is_year(p))
+        # "living on top of the fridge" is not an address; "on Maple Street" or "on Long Island" is.
+        proper = (m.groupdict().get("prep") or "in") not in ("in", "near", "outside", "outside of")
+        return items(
+            predicate,
+            m["o"],
+            "place",
+            confidence,
+            timing=timing,
+            accept=lambda p: not _is_year(p) and (p[:1].isupper() or not proper),
+        )
 
     return build
 
@@ -51,8 +60,10 @@ def _move_away(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
-    # "I've been in Denver since May" is where someone lives; "I'm in Denver" alone may be a visit.
-    if not (ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
+    # "I've been in Denver since May" or "we're still in Denver" is where someone lives; "I'm in Denver"
+    # alone may be a visit.
+    lasting = ctx.aspect.still and not (ctx.past or ctx.aspect.past)
+    if not (lasting or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
         return []
     return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
 
@@ -85,14 +96,28 @@ def _visited(m: re.Match[str], ctx: Context) -> list[Draft]:
     if ctx.aspect.progressive and not ctx.aspect.past:
         return []
     verb = m["v"].lower().split()[0]
+    if "back" in m["v"].lower() and verb not in ("came", "got") and not re.search(r"\bback\s+from\b", m[0]):
+        return []  # "back from Japan" was a trip; "back in Denver" is coming home
     if verb == "been" and (not (ctx.aspect.perfect or ctx.aspect.past) or not re.match(r"been\s+to\b", m[0])):
         return []  # "I've been to Rome" is a visit; "I've been in Rome since May" is not
     raw = m["o"]
     if re.search(r"'s\b", raw.split(" ")[0]):
         return []  # "went to Sarah's wedding": the place is not Sarah
+    places = [p for p in split_items(cut(raw, "place"), binomials=False) if p[:1].isupper()]
+    if len(places) > 1 and all(p.split()[0][:1].isupper() for p in places):
+        out: list[Draft] = []  # "I've been to Iceland and Norway": each is a visit
+        for place in places:
+            out += _visit(place, verb, ctx)
+        return out
+    return _visit(raw, verb, ctx)
+
+
+def _visit(raw: str, verb: str, ctx: Context) -> list[Draft]:
     value = clean(raw, "place")
     if not value or not value[:1].isupper():
         return []
+    if verb in ("did", "do", "done", "doing") and not is_place(value.split(",")[0]):
+        return []  # "we did Italy last summer"; "did Yoga" is not a trip
     if is_school(value):
         ended = verb in ("went", "attended") or ctx.aspect.past
         return [Draft("studies_at", value, 0.75, ended=ended, timing="state")]
@@ -102,6 +127,31 @@ def _visited(m: re.Match[str], ctx: Context) -> list[Draft]:
     if verb in ("go", "goes"):
         confidence -= 0.2
     return [Draft("visited", value, confidence, timing="event")]
+
+
+def _left_for(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'They left Chicago for Milwaukee': a move, when at least one side is a known place."""
+    old, new = clean(m["frm"], "place"), clean(m["o"], "place")
+    if (
+        not old
+        or not new
+        or not (is_place(old) or is_place(new))
+        or not (old[:1].isupper() and new[:1].isupper())
+    ):
+        return []
+    return [
+        Draft("lives_in", new, 0.8, timing="start"),
+        Draft("lives_in", old, 0.75, timing="end", ended=True),
+    ]
+
+
+def _coming_from(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'my friend Robert is coming in from Boston': a visitor lives where they come from."""
+    if ctx.is_speaker or ctx.aspect.negated:
+        return []  # the speaker coming back from somewhere is more often a trip
+    return items(
+        "lives_in", m["o"], "place", 0.6, timing="none", accept=lambda p: p[:1].isupper() and not _is_year(p)
+    )
 
 
 def _was_in(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -117,13 +167,15 @@ RULES: tuple[Rule, ...] = (
     # where someone lives
     rule(
         "lives_in",
-        rf"{_V_LIVE}\s+(?:in|at|near|outside(?:\s+of)?|on|just outside(?:\s+of)?|close to|by)\s+(?P<o>.+)",
+        rf"{_V_LIVE}\s+(?:(?:down|up|out|over|back)\s+)?"
+        r"(?P<prep>in|at|near|outside(?:\s+of)?|on|just outside(?:\s+of)?|close to|by)\s+(?P<o>.+)",
         _place("lives_in", 0.9),
     ),
     rule(
         "lives_in.move",
-        r"(?P<v>moved|move|moves|moving|relocated|relocate|relocating|relocates)\s+(?:back\s+|over\s+|"
-        r"here\s+|there\s+|home\s+|all the way\s+)?(?:from\s+(?P<frm>.+?)\s+)?(?:to|into)\s+(?P<o>.+)",
+        r"(?P<v>moved|move|moves|moving|relocated|relocate|relocating|relocates)\s+(?:(?:back|over|here|there|"
+        r"home|all the way|up|down|out|across|away|in)\s+){0,3}"
+        r"(?:from\s+(?P<frm>.+?)\s+)?(?:to|into)\s+(?P<o>.+)",
         _move,
     ),
     rule(
@@ -147,6 +199,17 @@ RULES: tuple[Rule, ...] = (
         _place("lives_in", 0.8),
     ),
     rule("lives_in.in_since", rf"{BE}\s+in\s+(?P<o>[A-Z].+)", _in_since),
+    rule(
+        "lives_in.left_for",
+        r"(?P<v>left|leave|leaving|leaves)\s+(?P<frm>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+for\s+(?P<o>[A-Z].+)",
+        _left_for,
+    ),
+    rule(
+        "lives_in.coming_from",
+        r"(?P<v>coming|driving|flying|visiting|came|drove|flew|visited|comes|drives|flies)\s+"
+        r"(?:(?:in|down|up|over|out|across)\s+)*from\s+(?P<o>[A-Z].+)",
+        _coming_from,
+    ),
     # where someone is from
     rule("from", rf"{BE}\s+(?:originally\s+)?from\s+(?P<o>.+)", _place("from", 0.9, "none")),
     rule(
@@ -168,7 +231,9 @@ RULES: tuple[Rule, ...] = (
     rule(
         "visited",
         r"(?P<v>visited|visit|visits|toured|went|go|goes|travel(?:l)?ed|travels|flew|drove|headed|returned|"
-        r"came back|got back|backpacked|vacationed|holidayed|been|took a trip|went on a trip|spent (?:a|an|"
+        r"came back|got back|(?:am|is|are|was|were|just)\s+back|back|backpacked|vacationed|holidayed|"
+        r"honeymooned|"
+        r"did|been|took a trip|went on a trip|spent (?:a|an|"
         r"two|three|four|five|six|several|a few|a couple of|\d+|the)\s+(?:days?|weeks?|months?|nights?|"
         r"weekend|summer|winter|holidays?|year))\s+(?:to|in|from|through|across|around|over to|back to|"
         r"down to|up to|out to)?\s*(?P<o>.+)",

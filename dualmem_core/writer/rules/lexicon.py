@@ -37,6 +37,7 @@ RELATIONS: dict[str, str] = {
     "co-founder": "colleague", "business partner": "colleague", "mentor": "colleague",
     "roommate": "knows", "flatmate": "knows", "housemate": "knows", "neighbor": "knows", "neighbour": "knows",
     "classmate": "knows", "landlord": "knows", "therapist": "knows", "doctor": "knows", "ex": "partner",
+    "advisor": "knows", "adviser": "knows", "landlady": "knows", "tutor": "knows",
 }  # fmt: skip
 _IRREGULAR_PLURALS = {
     "children": "child",
@@ -80,6 +81,7 @@ statistician mathematician biologist ecologist astronomer zoologist pharmacologi
 anesthesiologist cardiologist dermatologist pediatrician paediatrician neurologist oncologist
 surgeon sonographer dispatcher operator contractor handyman roofer landscaper florist jeweler
 jeweller potter sculptor animator copywriter blogger youtuber streamer influencer podcaster
+tech aquarist technologist hygienist paramedic optician pharmacist nutritionist therapist
 """.split()
 )
 # Words that make "I'm a/an X" a job even though the head is generic ("stay-at-home mom").
@@ -107,6 +109,7 @@ vietnamese thai khmer lao burmese indonesian malay tagalog filipino swahili amha
 zulu xhosa afrikaans swedish norwegian danish finnish icelandic estonian latvian lithuanian serbian
 croatian bosnian slovenian albanian macedonian armenian georgian azerbaijani kazakh uzbek mongolian
 catalan basque galician welsh irish gaelic latin esperanto asl yiddish somali pashto dari kurdish
+isixhosa isizulu sesotho setswana sepedi twi ga ewe fante shona kinyarwanda tigrinya wolof
 """.split()
 )
 

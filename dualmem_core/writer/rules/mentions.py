@@ -16,6 +16,7 @@ from .. import dates
 from ..predicates import favourite_predicate
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
+from .common import NUMBER, count_text
 from .lexicon import NOT_NAMES, is_demonym, is_place, pet_pattern, relation_of, relation_pattern
 from .objects import clean, proper_run, split_items, strip_leading, tidy
 
@@ -97,12 +98,95 @@ _PET_IS = re.compile(
 )
 
 
+_OF_MINE = re.compile(
+    rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
+    rf"(?:(?:named|called)\s+)?(?P<name>{NAME}(?:\s+{NAME})?)"
+)
+_FROM_WORK = re.compile(
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s+from\s+(?:(?:my|our)\s+(?:[a-z-]+\s+){{0,2}}?(?:department|team|office|lab|"
+    r"company|squad|group|unit|floor|job)|work)\b"
+)
+_GOES_BY = re.compile(
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,?\s+(?:who|whom)\s+(?:goes|went)\s+by\s+(?P<nick>{NAME})"
+)
+_CALLS_THEM = re.compile(
+    r"(?:^|,\s*)(?:everyone|everybody|people|most people|we all|we|friends|all (?:his|her) friends|"
+    rf"(?:his|her) friends)\s+(?:just\s+)?calls?\s+(?:him|her)\s+(?P<nick>{NAME})"
+)
+_AGE_WHO = re.compile(
+    rf"\b(?P<name>{NAME})\s*,?\s+who\s+is\s+(?:(?:now|just|only|almost|nearly)\s+)?(?P<n>{NUMBER})\b"
+    r"(?!\s*(?:%|percent|feet|foot|ft|cm|inches|kg|lbs?|pounds|minutes|hours|days|weeks|months|-))"
+)
+_HERE_IN = re.compile(r"\bhere\s+in\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
+_AWAY = re.compile(
+    r"\b(?:visit|visiting|trip|vacation|holiday|conference|for (?:a|the) (?:week|weekend|few days))\b", re.I
+)
+_LAST_DAY = re.compile(
+    r"\b(?P<own>[Mm]y|[Hh]is|[Hh]er)\s+last\s+day\s+(?:at|with)\s+(?P<o>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
+)
+_BIRTHDAY_AGE = re.compile(
+    r"\b(?:was|is)\s+my\s+(?:(?P<n>\d{1,2})(?:st|nd|rd|th)\s+birthday\b|birthday\s*,\s*(?P<n2>\d{1,2})\b"
+    r"(?!\s*(?:st|nd|rd|th|am|pm|:|%)))"
+)
+
+
+def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]:
+    """Apposed relations ("a coworker of mine, Sarah Kim"), nicknames, ages and workplaces in passing."""
+    out: list[Draft] = []
+    for m in _OF_MINE.finditer(text):
+        out += _relation_drafts(speaker, m["rel"], _people(m["name"], False), m["adj"], "relation.of_mine")
+    for m in _FROM_WORK.finditer(text):
+        if _ok(m["name"]) and m["name"] != speaker:
+            text_ = f"{m['name']} is {speaker}'s colleague"
+            out.append(
+                Draft("colleague", m["name"], 0.7, rule="relation.from_work", subject=speaker, text=text_)
+            )
+    for m in _GOES_BY.finditer(text):
+        if _ok(m["name"]) and _ok(m["nick"]):
+            out.append(_nickname(m["name"], m["nick"]))
+    if referent and (m := _CALLS_THEM.search(text)) and _ok(m["nick"]) and m["nick"] != referent:
+        out.append(_nickname(referent, m["nick"]))
+    for m in _AGE_WHO.finditer(text):
+        value = count_text(m["n"])
+        if _ok(m["name"]) and value.isdigit() and 0 < int(value) < 120:
+            out.append(
+                Draft("age", value, 0.8, rule="age.who_is", subject=m["name"], kind="none", timing="start")
+            )
+    if (m := _HERE_IN.search(text)) and not _AWAY.search(text):
+        for d in items("lives_in", m["o"], "place", 0.6):
+            d.rule, d.subject, d.timing = "lives_in.here_in", speaker, "none"
+            out.append(d)
+    for m in _LAST_DAY.finditer(text):
+        owner = speaker if m["own"].lower() == "my" else referent
+        value = proper_run(m["o"])
+        if owner and value and not is_place(value):
+            out.append(
+                Draft(
+                    "works_at", value, 0.8, rule="works_at.last_day", subject=owner, timing="end", ended=True
+                )
+            )
+    if m := _BIRTHDAY_AGE.search(text):
+        value = m["n"] or m["n2"]
+        if 0 < int(value) < 120:
+            out.append(
+                Draft("age", value, 0.8, rule="age.birthday", subject=speaker, kind="none", timing="start")
+            )
+    return out
+
+
+def _nickname(name: str, nick: str) -> Draft:
+    return Draft(
+        "nickname", nick, 0.8, rule="nickname.mention", subject=name, kind="none", timing="none",
+        text=f"{name} goes by {nick}",
+    )  # fmt: skip
+
+
 def relation_mentions(text: str, speaker: str, referent: str | None = None) -> list[Draft]:
     """Relationships and pets named anywhere in the clause ("my sister Lena", "Mochi is our cat").
 
     "his/her wife Ana" belongs to ``referent``, the one person already named in the message.
     """
-    out: list[Draft] = []
+    out: list[Draft] = _more_mentions(text, speaker, referent)
     for m in _RELATION_APPOSITION.finditer(text):
         owner = speaker if m["own"].lower() in ("my", "our") else referent
         if owner is None:
@@ -220,7 +304,8 @@ def _date_value(raw: str, now: datetime) -> tuple[str | None, str | None]:
 
 _COPULA = (
     r"(?:is|are|was|were|has always been|has to be|would have to be|would be|must be|will always be|"
-    r"right now is)"
+    r"right now is|is now|are now|has become|have become|became|is still|are still|remains|has been|"
+    r"have been|is probably|is definitely)"
 )
 POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern))
@@ -274,7 +359,20 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _FAVOURITE_REVERSED = re.compile(
     rf"^(?P<o>.+?)\s+(?:is|are|was|has always been|will always be)\s+(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+"
     r"(?:all[- ]time\s+|absolute\s+|personal\s+|new\s+)?(?:favou?rite|go-to|fave|"
-    r"fav)(?:\s+(?P<cat>[A-Za-z][\w -]{0,30}?))?$"
+    r"fav)(?:\s+(?P<cat>[A-Za-z][\w -]{0,30}?))?(?:\s+(?:now|these days|nowadays|again|for now|right now))?$"
+)
+# "the Kings are my team", "hiking is my happy place": a favourite or a pastime said without the word.
+_MY_TEAM = re.compile(
+    r"^(?:[Tt]he\s+)?(?P<o>[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*)\s+"
+    r"(?:is|are|has always been|have always been)\s+"
+    r"(?:(?:still|always|definitely)\s+)?(?:my|our)\s+(?P<cat>team|band|club|show|song|album|game|sport|artist|"
+    r"singer|author|podcast)\b(?!\s+(?:mate|member|leader|manager|lead|captain))"
+)
+_MY_THING = re.compile(
+    r"^(?P<o>[a-z]+ing(?:\s+[a-z]+)?|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|has become|became)\s+"
+    r"(?:(?:kind of|sort of|really|genuinely|honestly|totally|definitely|basically|just|truly|still|always|"
+    r"officially|like)\s+)*(?:my|our)\s+(?:(?:happy|zen|favou?rite|comfort|new|main|big|whole|one true|"
+    r"go-to)\s+)?(?P<what>place|thing|jam|passion|therapy|outlet|escape|obsession|hobby|love|life)\b"
 )
 _LANGUAGE_REVERSED = re.compile(
     rf"^(?P<o>[A-Z]\w+)\s+is\s+(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+(?:native|first|mother|"
@@ -310,6 +408,22 @@ def possessive_drafts(
             predicate = favourite_predicate(m["cat"]) if m["cat"] else "likes"
             out.append(
                 Draft(predicate, value, 0.8, rule="favourite.reversed", subject=owner.name, timing="none")
+            )
+    if m := _MY_TEAM.match(text):
+        owner_name = speaker
+        if (value := proper_run(m["o"])) and _ok(value):
+            predicate = favourite_predicate(m["cat"])
+            out.append(
+                Draft(predicate, value, 0.75, rule="favourite.my_team", subject=owner_name, timing="none")
+            )
+    if m := _MY_THING.match(text):
+        value = clean(m["o"], "thing")
+        if value and value.lower() not in ("this", "that", "it", "everything", "nothing", "something"):
+            gerund = value.endswith("ing")
+            hobby = gerund and m["what"] in ("thing", "therapy", "outlet", "hobby", "passion", "life")
+            predicate = "hobby" if hobby else "likes"
+            out.append(
+                Draft(predicate, value, 0.7, rule=f"{predicate}.my_thing", subject=speaker, timing="none")
             )
     if m := _LANGUAGE_REVERSED.match(text):
         owner = _owner(m["owner"], speaker, referent)

@@ -48,7 +48,7 @@ _LEADING = re.compile(
 )
 _PRONOUNS = frozenset(
     "it this that them him her you everything anything something nothing one those these stuff things so "
-    "too me us myself here there home which what some".split()
+    "too me us myself here there home which what some they he she we i".split()
 )
 _ABBREVIATION = re.compile(r"(?:St|Mt|Ft|Dr|Jr|Sr|Inc|Co|Corp|Ltd|Bros)\.$")
 _NAME_TOKEN = re.compile(r"(?:[A-Z][\w'\u00C0-\u017F.-]*|[A-Z]{2,}|&|\d+\w*)$")

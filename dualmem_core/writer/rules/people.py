@@ -60,9 +60,14 @@ def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
         "hitched": "married",
     }.get(value, value)
     out = [Draft("relationship_status", value, 0.85, kind="none", timing="start")]
-    name = m.groupdict().get("name")
+    name = m.groupdict().get("name") or ctx.subject.co_subject  # "Marcus and I are married"
     if name and (person := proper_run(name)):
-        predicate = {"married": "spouse", "engaged": "partner", "divorced": "spouse"}.get(value)
+        predicate = {
+            "married": "spouse",
+            "engaged": "partner",
+            "divorced": "spouse",
+            "dating": "partner",
+        }.get(value)
         if predicate:
             out.append(
                 Draft(
@@ -73,6 +78,19 @@ def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
                     ended=value == "divorced",
                 )
             )
+    return out
+
+
+def _status_dating(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'we've been dating for three years', 'Marcus and I have been together since 2022'."""
+    if not ctx.is_speaker or ctx.aspect.negated or (ctx.past and not ctx.aspect.perfect):
+        return []
+    if m["v"] == "together" and not (ctx.aspect.perfect or ctx.has_time("since", "duration")):
+        return []  # "we're together" may mean in one place; "together since 2022" is a couple
+    value = "dating" if m["v"].startswith("dat") else "in a relationship"
+    out = [Draft("relationship_status", value, 0.7, kind="none")]
+    if ctx.subject.co_subject and "'s " not in ctx.subject.co_subject:
+        out.append(Draft("partner", ctx.subject.co_subject, 0.75))
     return out
 
 
@@ -220,7 +238,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "age.turned",
-        rf"(?P<v>turned|turn|turning|turns|be)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?\s*$",
+        rf"(?P<v>turned|turn|turning|turns|be)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+        r"\s*(?:$|(?=,|!|\s+(?:and|but|so|on|in|at|this|last|next|today|tomorrow|yesterday)\b))",
         _turned,
         future_ok=True,
     ),
@@ -248,6 +267,11 @@ RULES: tuple[Rule, ...] = (
         r"in a relationship|in a committed relationship|taken|a widow|a widower|dating someone|"
         r"seeing someone)\b(?!\s+(?:to|with)\b)",
         _status,
+    ),
+    rule(
+        "status.dating",
+        rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off)\b.*)?$",
+        lambda m, c: _status_dating(m, c),
     ),
     rule("partner.engaged_to", rf"{BE}\s+engaged\s+to\s+(?P<o>.+)", _engaged_to),
     rule(

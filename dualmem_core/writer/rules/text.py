@@ -107,16 +107,54 @@ class Sentence:
 
 
 def split_sentences(text: str) -> list[Sentence]:
-    """Sentences of ``text``, split on . ! ? ; and newlines, with abbreviations kept whole."""
+    """Sentences of ``text``, split on . ! ? ; and newlines, with abbreviations kept whole.
+
+    Dashes and bracketed clauses are asides: "my friend Robert — everyone calls him Bob — is coming"
+    reads as "my friend Robert is coming" followed by the aside as a sentence of its own.
+    """
     protected = _ABBREVIATIONS.sub(lambda m: m[0].replace(".", _DOT), text)
     out = []
     for m in _SENTENCE.finditer(protected):
         chunk = m[0].strip()
         body = chunk.rstrip(".!?; \n").strip().replace(_DOT, ".")
         body = _EMOTICON.sub("", body).strip()
-        if body:
-            out.append(Sentence(body, "?" in chunk[len(chunk.rstrip("!?.;")) :]))
+        if not body:
+            continue
+        question = "?" in chunk[len(chunk.rstrip("!?.;")) :]
+        for part in _asides(body) if ("—" in body or "–" in body or "-" in body or "(" in body) else [body]:
+            out.append(Sentence(part, question))
     return out
+
+
+_DASH = re.compile(r"\s*[—–]\s*|\s+--?\s+")
+_BRACKETED = re.compile(r"\s*\((?P<aside>[^()]{3,200})\)")
+# An aside that is a clause of its own ("(she's a nurse)"), not a gloss ("(UC San Diego)", "(since 2019)").
+_CLAUSE_ASIDE = re.compile(r"(?:I|we|he|she|they|it|my|our|his|her|their)\s+[a-z]", re.I)
+_NEW_SUBJECT = re.compile(r"(?:I|we|he|she|they|it|my|our|his|her|their|this|that|there)\b", re.I)
+
+
+def _asides(body: str) -> list[str]:
+    """The sentence with its dashed or bracketed asides taken out, then each aside."""
+    asides: list[str] = []
+
+    def lift(m: re.Match[str]) -> str:
+        if _CLAUSE_ASIDE.match(m["aside"]):
+            asides.append(m["aside"].strip())
+            return ""
+        return m[0]
+
+    main = _BRACKETED.sub(lift, body)
+    parts = [p.strip(" ,") for p in _DASH.split(main)]
+    parts = [p for p in parts if p]
+    out: list[str] = []
+    while parts:
+        head = parts.pop(0)
+        # "A — B — c": B is an aside when the text after it continues A without a subject of its own.
+        if len(parts) >= 2 and parts[1][:1].islower() and not _NEW_SUBJECT.match(parts[1]):
+            asides.insert(0, parts.pop(0))
+            head = f"{head} {parts.pop(0)}"
+        out.append(head)
+    return out + asides
 
 
 # ------------------------------------------------------------------------------------ clauses
@@ -126,7 +164,12 @@ _CONJUNCTIONS = (
     r"since|then|as|or|before|after|until|till|when|once|whenever"
 )
 _CONJUNCTION = re.compile(rf"(?:,\s*|\s+)(?P<conj>{_CONJUNCTIONS})\s+", re.IGNORECASE)
-_COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her)\b)")
+_COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone)\b)")
+# ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
+_COMMA_VERB = re.compile(
+    r",\s+(?=(?:lived|worked|moved|studied|taught|spent|started|got|went|(?:working|living|studying|teaching)"
+    r"\s+(?:as|at|in|for))\b)"
+)
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
 _NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
@@ -179,6 +222,9 @@ def split_clauses(sentence: str) -> list[Piece]:
         if any(c[0] <= m.start() < c[1] for c in cuts):
             continue
         cuts.append((m.start(), m.end(), "", False))
+    for m in _COMMA_VERB.finditer(sentence):
+        if not any(c[0] <= m.start() < c[1] for c in cuts):
+            cuts.append((m.start(), m.end(), "", True))
     cuts.sort()
     pieces: list[Piece] = []
     start, conj, inherits = 0, "", False

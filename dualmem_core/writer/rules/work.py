@@ -10,6 +10,11 @@ from .lexicon import HOBBY_AGENTS, is_place, is_school, job_head
 from .objects import clean, cut, strip_leading, tidy
 
 _V_WORK = r"(?P<v>work|works|worked|working)"
+_WORK_HOW = (
+    r"(?:(?:full[- ]time|part[- ]time|remotely|nights|days|weekends|evenings|shifts|the night shift|"
+    r"from home|"
+    r"there|here|now)\s+)*"
+)
 
 _TITLES = (
     r"(?:[A-Za-z-]+\s+){0,3}?(?:CEO|CTO|CFO|COO|VP|head|director|manager|founder|co-founder|cofounder|owner|"
@@ -43,7 +48,16 @@ def job_drafts(phrase: str, confidence: float, ctx: Context, timing: str = "stat
     return out
 
 
+_CALLED = re.compile(
+    r"^(?:(?:a|an|the|this|my|our)\s+)?(?:[a-z-]+\s+){0,4}?[a-z-]+(?:\s+(?:here|there|nearby))?"
+    r"(?:\s+(?:in|near|outside|downtown)\s+[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)?,?\s+(?:called|named)\s+"
+    r"(?P<name>[A-Z].*)"
+)
+
+
 def org_drafts(raw: str, confidence: float, timing: str = "state") -> list[Draft]:
+    if named := _CALLED.match(raw):  # "a small agency here in Denver called Brightline"
+        raw = named["name"]
     return items(
         "works_at",
         raw,
@@ -84,9 +98,15 @@ def _work_in(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _job_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     timing = "state" if m["v"] in ("have", "has") else "start"
     out = org_drafts(m["o"], 0.85, timing)
-    if m["title"]:
-        out += job_drafts(m["title"], 0.8, ctx, timing)
+    title = m["title"]
+    if not title and (after := _AS_TITLE.search(m["o"])):  # "a job at WHOI as a research technician"
+        title = after["t"]
+    if title:
+        out += job_drafts(title, 0.8, ctx, timing)
     return out
+
+
+_AS_TITLE = re.compile(r"\s+as\s+(?:a|an|the|their|our)\s+(?P<t>[a-z][\w -]+)")
 
 
 def _join(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -146,6 +166,11 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     pet = re.match(r"(?:huge\s+|big\s+|total\s+)?(?P<a>dog|cat)\s+(?:person|lover|fan)", lowered)
     if pet:
         return [Draft("likes", _LIKE_NOUNS[pet["a"]], 0.75, kind="thing")]
+    person = re.match(
+        r"(?:huge\s+|big\s+|total\s+)?(?P<x>[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*){0,3})\s+person\b", phrase
+    )
+    if person:  # "a Coldplay person"
+        return [Draft("likes", person["x"], 0.7, kind="thing")]
     fan = re.match(
         r"(?:huge|big|massive|die-hard|lifelong|total|great)\s+(?P<x>.+?)\s+(?:fan|lover|nerd|geek|buff)$",
         phrase,
@@ -162,11 +187,23 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     major = re.match(r"(?P<f>[a-z][a-z ]{1,30}?)\s+major\b", phrase)
     if major:
         return [Draft("studies", major["f"], 0.75, kind="none")]
+    where = _WHERE_ELSE.search(phrase)  # "a vet tech down in San Diego": where they are, not the job
+    if where:
+        phrase = phrase[: where.start()] + phrase[where.end() :]
     title = re.split(r"\s+(?:at|for|with|in|from|who|that|and|but|,)\s+", phrase, maxsplit=1)[0]
     if job_head(cut(title)):
         became = m["v"] in ("become", "became", "becoming")
-        return job_drafts(phrase, 0.8, ctx, "start" if became else "state")
+        out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
+        if where and out:
+            out += items("lives_in", where["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+        return out
     return []
+
+
+_WHERE_ELSE = re.compile(
+    r",?\s+(?:down|up|out|over|back home|here)\s+in\s+"
+    r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
+)
 
 
 def _study(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -223,12 +260,12 @@ RULES: tuple[Rule, ...] = (
     # work
     rule(
         "job.work_as",
-        rf"{_V_WORK}\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?as\s+(?:a\s+|an\s+|the\s+)?(?P<o>.+)",
+        rf"{_V_WORK}\s+{_WORK_HOW}as\s+(?:a\s+|an\s+|the\s+)?(?P<o>.+)",
         _work_as,
     ),
     rule(
         "works_at",
-        rf"{_V_WORK}\s+(?:full[- ]time\s+|part[- ]time\s+|remotely\s+)?(?:at|for)\s+(?P<o>.+)",
+        rf"{_V_WORK}\s+{_WORK_HOW}(?:at|for)\s+(?P<o>.+)",
         _work_at,
     ),
     rule("works_at.in", rf"{_V_WORK}\s+in\s+(?P<o>.+)", _work_in),

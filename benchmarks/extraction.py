@@ -1,0 +1,131 @@
+"""Extraction benchmark: how many of the fixture's gold facts the rule extractor states, and how precisely.
+
+For one part of the evaluation fixture, every user message goes through ``RuleExtractor`` exactly as
+``Writer.remember`` hands it over (``fixture_texts`` mirrors the same path). Then, per user:
+
+* recall: gold facts with a source message whose extracted facts include one expressing it: the
+  gold object (normalised as the evaluation metrics do) occurs in the fact's text (``any``), and
+  also with the gold predicate (``strict``);
+* precision: extracted facts that express a gold fact of the same message with the same predicate
+  and object (``correct``); ``object only`` have the object but another predicate; facts whose
+  predicate the gold never labels (plans, dated events) are ``unjudged`` and left out of precision.
+
+Run:  python -m benchmarks.extraction [--part tune|heldout] [--misses] [--extra]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from dualmem_core.evaluation.fixture import GoldFact, load_fixture
+from dualmem_core.evaluation.metrics import _key
+from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.facts import Fact, Message
+from dualmem_core.writer.inputs import to_messages
+from dualmem_core.writer.writer import WriterConfig
+
+UNJUDGED = {"plans", "event"}
+
+
+def _expresses(fact: Fact, gold: GoldFact, strict: bool) -> bool:
+    if _key(gold.object) not in _key(fact.text):
+        return False
+    return not strict or fact.predicate == gold.predicate
+
+
+def run(part: str, show_misses: bool, show_extra: bool) -> dict[str, dict[str, int]]:
+    fixture = load_fixture(part=part)
+    extractor = RuleExtractor()
+    mined = WriterConfig().extract_roles
+    extracted: dict[str, list[Fact]] = {}
+    text_of: dict[str, str] = {}
+    for m in fixture.messages:
+        (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
+        if msg.role in mined:
+            extracted[m.source_id] = extractor.extract(Message(msg.text, msg.at, msg.speaker, msg.role))
+            text_of[m.source_id] = m.content
+    gold_predicates = {f.predicate for f in fixture.facts}
+    rows: dict[str, dict[str, int]] = {}
+    for user in fixture.users():
+        facts = fixture.facts_of(user)
+        row = Counter()
+        row["gold"] = len(facts)
+        for f in facts:
+            hits = [x for s in f.sources for x in extracted.get(s, [])]
+            row["recall_any"] += any(_expresses(x, f, False) for x in hits)
+            strict = any(_expresses(x, f, True) for x in hits)
+            row["recall_strict"] += strict
+            if show_misses and not strict:
+                print(f"MISS {user} {f.id} {f.predicate}={f.object!r} [{f.subject}] :: {f.statement}")
+                for s in f.sources:
+                    print(f"     {s}: {text_of.get(s, '')[:200]}")
+                    for x in extracted.get(s, []):
+                        print(f"        got {x.predicate}={x.object!r} :: {x.text}")
+        by_source: dict[str, list[GoldFact]] = {}
+        for f in facts:
+            for s in f.sources:
+                by_source.setdefault(s, []).append(f)
+        for sid, got in extracted.items():
+            if not sid.startswith(user + "-"):
+                continue
+            for x in got:
+                row["extracted"] += 1
+                golds = by_source.get(sid, [])
+                if any(_expresses(x, g, True) for g in golds):
+                    row["correct"] += 1
+                elif x.predicate in UNJUDGED or x.predicate not in gold_predicates:
+                    row["unjudged"] += 1
+                elif any(_expresses(x, g, False) for g in golds):
+                    row["object_only"] += 1
+                    if show_extra:
+                        print(f"PRED {sid} {x.predicate}={x.object!r} :: {x.text}  <<{text_of[sid][:160]}")
+                else:
+                    row["wrong"] += 1
+                    if show_extra:
+                        print(f"EXTRA {sid} {x.predicate}={x.object!r} :: {x.text}  <<{text_of[sid][:160]}")
+        rows[user] = dict(row)
+    return rows
+
+
+def _pct(num: int, den: int) -> str:
+    return f"{100 * num / den:.1f}%" if den else "-"
+
+
+def table(part: str, rows: dict[str, dict[str, int]]) -> str:
+    total = Counter()
+    for row in rows.values():
+        total.update(row)
+    lines = [
+        f"part {part}",
+        "| user | gold | recall (object) | recall (object+predicate) | extracted | correct | object only | "
+        "wrong | unjudged | precision |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for user, row in [*rows.items(), ("all", dict(total))]:
+        judged = row.get("correct", 0) + row.get("object_only", 0) + row.get("wrong", 0)
+        lines.append(
+            f"| {user} | {row['gold']}"
+            f" | {row.get('recall_any', 0)} ({_pct(row.get('recall_any', 0), row['gold'])})"
+            f" | {row.get('recall_strict', 0)} ({_pct(row.get('recall_strict', 0), row['gold'])})"
+            f" | {row.get('extracted', 0)} | {row.get('correct', 0)} | {row.get('object_only', 0)}"
+            f" | {row.get('wrong', 0)} | {row.get('unjudged', 0)} | {_pct(row.get('correct', 0), judged)} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", default="tune", choices=("tune", "heldout"))
+    parser.add_argument("--misses", action="store_true", help="print gold facts not extracted (tune only)")
+    parser.add_argument("--extra", action="store_true", help="print extracted facts judged wrong (tune only)")
+    args = parser.parse_args(argv)
+    detail = args.part == "tune"  # the held-out part is measured, never read
+    rows = run(args.part, args.misses and detail, args.extra and detail)
+    print(table(args.part, rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
