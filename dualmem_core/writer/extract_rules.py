@@ -58,6 +58,9 @@ _REPORTED = re.compile(
     r"confirmed|let me know|informed me|told us|thinks|believes|feels|wishes|hopes|suspects|claims|"
     r"claimed)\s+(?:that\s+)?"
 )
+_UNSURE = re.compile(
+    r"^(?:(?:so|and|but|ok|okay|well)\s*,?\s+)*I\s+(?:guess|think|suppose)\s+(?:I|we)\s+am\b", re.I
+)
 _OPINION = frozenset({"thinks", "believes", "feels", "wishes", "hopes", "suspects", "claims", "claimed"})
 _FREE_TIME = re.compile(r"^(?:in|during)\s+(?:my|our|his|her)\s+(?:free|spare|down)\s+time\s*,?\s*", re.I)
 _INTENT_VERB = {
@@ -94,6 +97,7 @@ class _MessageState:
     last_place: str | None = None  # the place last named, for "there" ("lived there until 2015")
     previous_past: bool = False  # the previous clause was in the past ("I was living in X, working as Y")
     previous_dated: str = ""  # the previous clause's dated text, for a continuation without its own dates
+    antecedent: str | None = None  # the last named subject, for "they're my favourite band"
 
     @property
     def referent(self) -> str | None:
@@ -141,10 +145,13 @@ class RuleExtractor:
             body = sentence.text
             if is_question(sentence):
                 m = _RHETORICAL.match(body)
-                if not m:
+                if _UNSURE.match(body):
+                    pass  # "so I guess I'm pescatarian now??" states something, unsure of the label
+                elif not m:
                     continue
-                body = body[m.end() :].strip(" ,")
-                body = re.sub(r"^that\s+", "", body)
+                else:
+                    body = body[m.end() :].strip(" ,")
+                    body = re.sub(r"^that\s+", "", body)
             conditional = bool(CONDITIONAL_SENTENCE.search(body))
             for piece in split_clauses(body):
                 opened = open_clause(piece.text)
@@ -209,7 +216,7 @@ class RuleExtractor:
         plain = Subject(speaker, "speaker", 0)
         for draft in relation_mentions(text, speaker, referent):
             drafts.append((draft, plain, Aspect()))
-        for draft in possessive_drafts(text, speaker, referent, state.now, state.last_pet):
+        for draft in possessive_drafts(text, speaker, referent, state.now, state.last_pet, state.antecedent):
             drafts.append((draft, plain, Aspect(past=bool(re.search(r"\b(?:was|were)\b", text)))))
         for draft in speaker_drafts(text, speaker, clause.intro):
             drafts.append((draft, plain, Aspect()))
@@ -244,6 +251,7 @@ class RuleExtractor:
             state.previous = subject
             if subject.kind in ("person", "relative") and subject.name != speaker and rest.strip():
                 state.people.append(subject.name)
+                state.antecedent = subject.name if subject.kind == "person" else state.antecedent
             verb_drafts = self._verb_drafts(rest, subject, clause, state, continuing)
             drafts += [(d, subject, aspect) for d, aspect in verb_drafts]
             if partner is not None:  # "Sarah and Tom live in Berlin": the same holds for Tom
@@ -391,7 +399,7 @@ _LEAD_IN = re.compile(
     r"^(?!(?i:[a-z]+\s+){0,3}?(?i:the|a|an|that|which|who|whom|where|what|when|if|this|these|those|to|of|for|with|"
     r"about|everything|something|anything|nothing|all|one|someone|people|thing I|way|maybe|perhaps|probably|"
     r"possibly|hopefully|ideally|someday|unless|once|whether|wish|even|only|until|before|after|because|so|and)\s)"
-    r"(?:[A-Za-z']+,?\s+){1,4}?(?=(?:I|we)\s+[a-z])"
+    r"(?:[A-Za-z']+,?\s+){1,4}?(?=(?:I|we)\s+[a-z]|[A-Z][a-z]+\s+and\s+I\s)"
 )
 _GERUND_START = re.compile(
     r"(?:working|living|studying|teaching|staying|renting|doing|running)\s+(?:as|at|in|for|on)\b"

@@ -357,13 +357,14 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 _FAVOURITE_REVERSED = re.compile(
-    rf"^(?P<o>.+?)\s+(?:is|are|was|has always been|will always be)\s+(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+"
+    rf"^(?P<o>.+?)\s+(?P<cop>is|are|was|were|has always been|will always be)\s+"
+    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+"
     r"(?:all[- ]time\s+|absolute\s+|personal\s+|new\s+)?(?:favou?rite|go-to|fave|"
     r"fav)(?:\s+(?P<cat>[A-Za-z][\w -]{0,30}?))?(?:\s+(?:now|these days|nowadays|again|for now|right now))?$"
 )
 # "the Kings are my team", "hiking is my happy place": a favourite or a pastime said without the word.
 _MY_TEAM = re.compile(
-    r"^(?:[Tt]he\s+)?(?P<o>[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*)\s+"
+    r"(?:^|,\s+)(?:[Tt]he\s+)?(?P<o>[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*)\s+"
     r"(?:is|are|has always been|have always been)\s+"
     r"(?:(?:still|always|definitely)\s+)?(?:my|our)\s+(?P<cat>team|band|club|show|song|album|game|sport|artist|"
     r"singer|author|podcast)\b(?!\s+(?:mate|member|leader|manager|lead|captain))"
@@ -386,7 +387,12 @@ _PLACE_IS_WHERE = re.compile(
 
 
 def possessive_drafts(
-    text: str, speaker: str, referent: str | None, now: datetime, last_pet: str | None = None
+    text: str,
+    speaker: str,
+    referent: str | None,
+    now: datetime,
+    last_pet: str | None = None,
+    antecedent: str | None = None,
 ) -> list[Draft]:
     """Statements whose subject is a possessive ("my birthday is ...") or a place ("Lyon is home").
 
@@ -403,13 +409,25 @@ def possessive_drafts(
         out += [_owned(d, owner, name) for d in _possessive(name, m, owner, speaker, now)]
     if m := _FAVOURITE_REVERSED.match(text):
         owner = _owner(m["owner"], speaker, referent)
-        value = clean(m["o"], "thing")
+        said = m["o"].strip()
+        if said.lower() in ("they", "it", "that", "this", "they are", "it is") and antecedent:
+            said = antecedent  # "Big Thief has taken over. They're my favourite band now"
+        value = clean(said, "thing")
         if owner and value and len(value.split()) <= 6:
             predicate = favourite_predicate(m["cat"]) if m["cat"] else "likes"
+            ended = m["cop"] in ("was", "were")  # "Radiohead was my favourite band": no longer
             out.append(
-                Draft(predicate, value, 0.8, rule="favourite.reversed", subject=owner.name, timing="none")
+                Draft(
+                    predicate,
+                    value,
+                    0.8,
+                    rule="favourite.reversed",
+                    subject=owner.name,
+                    timing="none",
+                    ended=ended,
+                )
             )
-    if m := _MY_TEAM.match(text):
+    if m := _MY_TEAM.search(text):
         owner_name = speaker
         if (value := proper_run(m["o"])) and _ok(value):
             predicate = favourite_predicate(m["cat"])
@@ -461,6 +479,8 @@ def _possessive(name: str, m: re.Match[str], owner: Owner, speaker: str, now: da
             return []
         if owner.kind == "relative":  # "my sister's name is Ana": the fact is who the sister is
             return _relation_drafts(speaker, owner.role, [person], None, "relation.named")
+        if owner.kind == "person" and owner.name != person and m["owner"].lower() in ("his", "her"):
+            return []  # "Salt has a new friend, her name is Nutmeg": the name is the friend's
         if owner.kind == "pet":
             return [
                 Draft(
@@ -526,8 +546,11 @@ _KNOWN_AS = re.compile(
     rf"^(?i:(?:everyone|everybody|people|my friends|most people)\s+knows?\s+me\s+as\s+)(?P<o>{NAME})\b"
 )
 _HERE = re.compile(
-    rf"^(?:(?:this is|it is)\s+)?(?P<o>{NAME}(?:\s+{NAME})?)\s+(?:here|speaking)$|^this is\s+(?P<n>{NAME})$"
+    rf"^(?:(?:this is|it is)\s+)?(?P<o>{NAME}(?:\s+{NAME})?)\s+(?:here|speaking)(?:$|,)|"
+    rf"^this is\s+(?P<n>{NAME})$"
 )
+# "Jonathan here, but call me Jon": the request follows the introduction in the same clause.
+_BUT_CALL_ME = re.compile(rf",\s*(?:but|so|and)?\s*(?:please\s+|just\s+)?call\s+me\s+(?P<o>{NAME})\b")
 
 
 def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
@@ -545,8 +568,17 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
                     timing="none",
                 )
             ]
+    out = []
     if intro and (m := _HERE.match(text)):
         name = m["o"] or m["n"]
         if _ok(name):
-            return [Draft("name", name, 0.6, rule="name.here", subject=speaker, kind="none", timing="none")]
-    return []
+            out.append(
+                Draft("name", name, 0.6, rule="name.here", subject=speaker, kind="none", timing="none")
+            )
+    if (m := _BUT_CALL_ME.search(text)) and _ok(m["o"]):
+        out.append(
+            Draft(
+                "nickname", m["o"], 0.8, rule="nickname.call_me", subject=speaker, kind="none", timing="none"
+            )
+        )
+    return out

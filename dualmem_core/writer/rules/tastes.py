@@ -108,6 +108,20 @@ def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
     return out
 
 
+def _eats_again(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I started eating fish again' is a habit begun; 'I stopped eating meat' a negative one."""
+    if ctx.aspect.negated or ctx.aspect.modal:
+        return []
+    stopped = m["v"].lower().startswith(("stop", "quit", "gave"))
+    raw = re.sub(r"\s+again\b.*$", "", m["o"])
+    return [
+        Draft("eats", d.object, 0.75, negated=stopped, timing="start")
+        for d in items("eats", raw, "thing", 0.75, listable=True)
+        if d.object.lower()
+        not in ("much", "out", "well", "enough", "breakfast", "lunch", "dinner", "healthy")
+    ]
+
+
 def _allergy(m: re.Match[str], ctx: Context) -> list[Draft]:
     return items("allergy", m["o"], "thing", 0.9, listable=True)
 
@@ -242,11 +256,13 @@ _LANGUAGE_QUALIFIERS = re.compile(
 
 def _speaks(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = []
-    for part in split_items(cut(m["o"])):
+    said = re.split(r"\s+(?:to|with|at|in|for|around|when|because)\s", m["o"], maxsplit=1)[0]
+    for part in split_items(cut(said)):
         part = _LANGUAGE_QUALIFIERS.sub("", _LANGUAGE_QUALIFIERS.sub("", part.strip()))
         word = tidy(re.sub(r"\s+(?:fluently|well|a bit|a little|too|as well)$", "", part))
         if is_language(word):
-            out.append(Draft("speaks", word[:1].upper() + word[1:], 0.85, kind="thing"))
+            shown = word if any(c.isupper() for c in word[1:]) else word[:1].upper() + word[1:]  # "isiXhosa"
+            out.append(Draft("speaks", shown, 0.85, kind="thing"))
     return out
 
 
@@ -292,6 +308,13 @@ RULES: tuple[Rule, ...] = (
         _diet,
     ),
     rule("eats", r"(?P<v>eat|eats|drink|drinks|touch|touches)\s+(?P<o>.+)", _eats),
+    rule(
+        "eats.started",
+        r"(?P<v>started|start|starting|began|begun|stopped|stop|stopping|quit|gave up)\s+"
+        r"(?:eating|drinking)\s+"
+        r"(?P<o>.+)",
+        _eats_again,
+    ),
     rule(
         "allergy",
         rf"{BE}\s+(?:severely\s+|very\s+|mildly\s+|deathly\s+|highly\s+|super\s+|really\s+|extremely\s+|"

@@ -81,7 +81,10 @@ def _work_as(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     if re.match(r"(?:myself|my own)\b", m["o"]):
         return [Draft("job_title", "self-employed", 0.8, kind="none")]
-    return org_drafts(m["o"], 0.85)
+    out = org_drafts(m["o"], 0.85)
+    if out and (after := _AS_TITLE.search(m["o"])):  # "I work at Acme as a nurse"
+        out += job_drafts(after["t"], 0.8, ctx)
+    return out
 
 
 def _work_in(m: re.Match[str], ctx: Context) -> list[Draft]:
