@@ -29,7 +29,7 @@ from .facts import Fact, Message
 from .rules.assemble import dedupe, entity_type, finish, proper_entities, reads_future
 from .rules.base import Context, Draft
 from .rules.clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
-from .rules.mentions import possessive_drafts, relation_mentions, speaker_drafts
+from .rules.mentions import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
 from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .rules.patterns import match_verb_rules
 from .rules.text import (
@@ -97,6 +97,8 @@ class _MessageState:
     last_place: str | None = None  # the place last named, for "there" ("lived there until 2015")
     previous_past: bool = False  # the previous clause was in the past ("I was living in X, working as Y")
     previous_dated: str = ""  # the previous clause's dated text, for a continuation without its own dates
+    until: str = ""  # the previous clause's "until 2015" as "in 2015", for a following "when" clause
+    away: bool = False  # the message speaks of a trip ("here in Rome" is then not home)
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
 
     @property
@@ -113,6 +115,7 @@ class _Clause:
     conditional: bool
     subordinate: bool
     inherits: bool
+    conjunction: str = ""  # the word that introduced the clause ("when", "but")
     hobby_hint: bool = False
     weight: float = 1.0
     dated: str = ""  # the clause with its leading time adverbials, which dates resolve over
@@ -141,7 +144,9 @@ class RuleExtractor:
     def _read(self, message: Message, speaker: str) -> list[Fact]:
         state = _MessageState(speaker, message.at)
         facts: list[Fact] = []
-        for sentence in split_sentences(normalize(message.text)):
+        text = normalize(message.text)
+        state.away = " here " in text and bool(AWAY.search(text))
+        for sentence in split_sentences(text):
             body = sentence.text
             if is_question(sentence):
                 m = _RHETORICAL.match(body)
@@ -162,6 +167,7 @@ class RuleExtractor:
                     conditional=conditional,
                     subordinate=piece.conjunction in _SUBORDINATORS,
                     inherits=piece.inherits_subject,
+                    conjunction=piece.conjunction,
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
@@ -198,6 +204,11 @@ class RuleExtractor:
             clause.dated = (
                 f"{state.previous_dated} , {text}"  # "back in 2023 I was living in X, working as Y"
             )
+        until, state.until = state.until, ""
+        if until and clause.conjunction == "when" and not dates.find_time_expressions(text, state.now):
+            clause.dated = f"{text} {until}"  # "lived there until 2015 when we moved to Reno": in 2015
+        if "until" in text or "till" in text:
+            state.until = _until_time(text, state.now)
         text = _skip_leading_time(text, state.now)
         clause.text = text
         named = (
@@ -247,6 +258,8 @@ class RuleExtractor:
                 partner = Subject(m["name"], "person", 0, 0.9)
         if subject is None and clause.inherits and state.previous is not None:
             subject, rest = state.previous, text
+        if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
+            drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
         if subject is not None:
             state.previous = subject
             if subject.kind in ("person", "relative") and subject.name != speaker and rest.strip():
@@ -410,6 +423,15 @@ _THERE = re.compile(
 )
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
+
+
+def _until_time(text: str, now: datetime) -> str:
+    """'lived there until 2015' -> 'in 2015', the time a following "when ..." clause happened."""
+    for expr in dates.find_time_expressions(text, now, False):
+        if expr.kind == "until" and expr.valid_to is not None:
+            bare = re.sub(r"^(?:up\s+)?(?:until|till|til|'til)\s+", "", expr.text, flags=re.I)
+            return f"in {bare}" if bare[:1].isdigit() else bare
+    return ""
 
 
 def _there(m: re.Match[str], place: str) -> str:

@@ -117,9 +117,12 @@ _AGE_WHO = re.compile(
     rf"\b(?P<name>{NAME})\s*,?\s+who\s+is\s+(?:(?:now|just|only|almost|nearly)\s+)?(?P<n>{NUMBER})\b"
     r"(?!\s*(?:%|percent|feet|foot|ft|cm|inches|kg|lbs?|pounds|minutes|hours|days|weeks|months|-))"
 )
-_HERE_IN = re.compile(r"\bhere\s+in\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
-_AWAY = re.compile(
-    r"\b(?:visit|visiting|trip|vacation|holiday|conference|for (?:a|the) (?:week|weekend|few days))\b", re.I
+_HERE_IN = re.compile(r"\bhere\s+in\s+(?:the\s+)?(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
+# Words that make "here in X" a stay rather than a home, anywhere in the message.
+AWAY = re.compile(
+    r"\b(?:visit|visiting|trip|travel|travelling|traveling|vacation|holiday|honeymoon|conference|tourist|"
+    r"for (?:a|the|one|two|three) (?:night|nights|day|days|week|weeks|weekend|few days))\b",
+    re.I,
 )
 _LAST_DAY = re.compile(
     r"\b(?P<own>[Mm]y|[Hh]is|[Hh]er)\s+last\s+day\s+(?:at|with)\s+(?P<o>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)"
@@ -152,10 +155,6 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
             out.append(
                 Draft("age", value, 0.8, rule="age.who_is", subject=m["name"], kind="none", timing="start")
             )
-    if (m := _HERE_IN.search(text)) and not _AWAY.search(text):
-        for d in items("lives_in", m["o"], "place", 0.6):
-            d.rule, d.subject, d.timing = "lives_in.here_in", speaker, "none"
-            out.append(d)
     for m in _LAST_DAY.finditer(text):
         owner = speaker if m["own"].lower() == "my" else referent
         value = proper_run(m["o"])
@@ -171,6 +170,16 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
             out.append(
                 Draft("age", value, 0.8, rule="age.birthday", subject=speaker, kind="none", timing="start")
             )
+    return out
+
+
+def here_in(text: str, speaker: str) -> list[Draft]:
+    """'I'm a designer at an agency here in Denver': the speaker is in Denver (said of themself only)."""
+    out = []
+    if m := _HERE_IN.search(text):
+        for d in items("lives_in", m["o"], "place", 0.6):
+            d.rule, d.subject, d.timing = "lives_in.here_in", speaker, "none"
+            out.append(d)
     return out
 
 

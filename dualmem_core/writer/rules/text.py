@@ -179,6 +179,11 @@ VERB_START = re.compile(
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
     r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
 )
+_COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
+_ENDS_WITH_SUBJECT = re.compile(
+    r"\b(?:when|after|before|since|because|until|till|while|as|once|then|so|but)\s+"
+    r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)$"
+)
 # "my wife Elena" / "Tom" standing alone before "and I": a compound subject, not a clause.
 _BARE_SUBJECT = re.compile(
     r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+[A-Z][a-z]+)?|"
@@ -201,14 +206,16 @@ def split_clauses(sentence: str) -> list[Piece]:
     for m in _CONJUNCTION.finditer(sentence):
         rest = sentence[m.end() :]
         conj = m["conj"].lower()
-        if _PRONOUN_START.match(rest) or _NAME_VERB_START.match(rest):
+        if _PRONOUN_START.match(rest) or _NAME_VERB_START.match(rest) or _COMPOUND_START.match(rest):
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
             if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
                 continue  # "My wife Elena and I moved": one compound subject
+            if conj == "and" and rest.startswith("I ") and _ENDS_WITH_SUBJECT.search(left):
+                continue  # "until 2015 when Elena and I moved": the compound starts after "when"
             if conj == "as" and not re.match(r"(?:I|we|he|she|they)\s", rest):
                 continue
             if conj in ("or", "so", "before", "after", "until", "till", "when", "once", "whenever") and not (
-                _PRONOUN_START.match(rest)
+                _PRONOUN_START.match(rest) or _COMPOUND_START.match(rest)
             ):
                 continue
             cuts.append((m.start(), m.end(), conj, False))

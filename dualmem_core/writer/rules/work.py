@@ -204,7 +204,7 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 _WHERE_ELSE = re.compile(
-    r",?\s+(?:down|up|out|over|back home|here)\s+in\s+"
+    r",?\s+(?:down|up|out|over|back home)\s+in\s+"
     r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
 )
 
