@@ -4,7 +4,9 @@ Stored memories are tied to gold facts by provenance and content, never by id:
 
     a memory *expresses* gold fact F when one of the source ids of the episodes it came from
     (its open ``FROM`` edges) is one of F's sources, and F's object, normalised, occurs in the
-    memory's text, normalised.
+    memory's text, normalised; for the duplicate and supersession metrics a fact memory must
+    also carry F's predicate ("Mateo is 8" does not express "Mateo is Jon's son", though both
+    came from one message and name Mateo).
 
 Observations (raw messages) can express facts too; the duplicate and supersession metrics look
 only at fact memories (what the extractor made), retrieval looks at every hit. A pair metric's
@@ -22,6 +24,7 @@ from ..editor.view import follow
 from ..store import EdgeType, UserGraph
 from ..store.models import normalize_text
 from ..timeutil import FAR_FUTURE
+from ..writer.predicates import canonical
 from .fixture import Fixture, GoldFact, Question
 
 
@@ -38,6 +41,7 @@ class StoredUser:
     text: dict[str, str] = field(default_factory=dict)  # memory -> its current text
     status: dict[str, str] = field(default_factory=dict)  # memory -> its current status
     kind: dict[str, str] = field(default_factory=dict)
+    predicate: dict[str, str | None] = field(default_factory=dict)  # memory -> its triple's predicate
 
     def __post_init__(self) -> None:
         source_of = {e.id: e.source_id or e.id for e in self.graph.episodes}
@@ -47,18 +51,22 @@ class StoredUser:
         for v in self.graph.versions:
             if v.tx_to == FAR_FUTURE:
                 self.text[v.memory_id], self.status[v.memory_id] = v.text, v.status
+                self.predicate[v.memory_id] = v.predicate
         self.kind = {m.id: m.kind for m in self.graph.memories}
 
     def open_edges(self, type_: EdgeType) -> list:
         return [e for e in self.graph.edges if e.type == type_ and e.tx_to == FAR_FUTURE]
 
-    def expresses(self, memory_id: str, fact: GoldFact) -> bool:
+    def expresses(self, memory_id: str, fact: GoldFact, *, same_predicate: bool = False) -> bool:
+        if same_predicate and canonical(self.predicate.get(memory_id) or "") != canonical(fact.predicate):
+            return False
         return bool(self.sources.get(memory_id, set()) & set(fact.sources)) and _key(fact.object) in _key(
             self.text.get(memory_id, "")
         )
 
     def facts_of_memory(self, memory_id: str, facts: list[GoldFact]) -> set[str]:
-        return {f.id for f in facts if self.expresses(memory_id, f)}
+        """The gold facts a fact memory states (same predicate, object, and a shared source)."""
+        return {f.id for f in facts if self.expresses(memory_id, f, same_predicate=True)}
 
 
 def ratio(num: int, den: int) -> float:
