@@ -28,3 +28,26 @@ def test_a_question_naming_the_user_finds_what_the_user_said(tmp_path):
         assert "user lives in Portland" in [h.text for h in hits]
         assert self_names(store, "someone-else") == []
 
+
+
+def test_a_question_about_the_past_finds_what_ended():
+    from dualmem_core.writer.scoring import asks_about_the_past
+
+    for question in ("Where did she live before Portland?", "What was his previous job?",
+                     "What did I use to eat?", "Who is her ex-husband?", "When did they get engaged?"):
+        assert asks_about_the_past(question), question
+    for question in ("Where does she live now?", "How old is Mateo?", "What is her exact job?"):
+        assert not asks_about_the_past(question), question
+
+
+def test_past_questions_rank_a_superseded_fact_first(tmp_path):
+    from dualmem_core import Editor
+
+    with open_store(f"sqlite:///{tmp_path / 'm.db'}") as store:
+        writer = Writer(store)
+        writer.remember("I live in Seattle.", user_id="u", at=datetime(2025, 1, 1, tzinfo=UTC))
+        writer.remember("I live in Portland now.", user_id="u", at=datetime(2025, 9, 1, tzinfo=UTC))
+        Editor(store).run("u")
+        facts = lambda q: [h.text for h in writer.recall(q, user_id="u", k=5) if h.kind == "fact"]  # noqa: E731
+        assert facts("Where does the user live?")[0] == "user lives in Portland"
+        assert facts("Where did the user live before?")[0] == "user lives in Seattle"

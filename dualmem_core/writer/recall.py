@@ -46,6 +46,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
+    past = flt.valid_at is None and scoring.asks_about_the_past(query)
     ranked = []
     for cand in candidates.values():
         version = cand.hit.version
@@ -53,9 +54,9 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         live = version.status == "active" or (flt.valid_at is not None and version.status == "superseded")
         current = live and version.valid_from <= now < version.valid_to
         parts = scoring.relevance(cand.signals, best_bm25, most_shared, len(lists))
-        score = scoring.final_score(parts, version.confidence, version.salience, current)
+        score = scoring.final_score(parts, version.confidence, version.salience, current, past=past)
         ranked.append((score, parts, current, cand.hit))
-    if flt.valid_at is None:
+    if flt.valid_at is None and not past:
         ranked = _successors_first(store, flt.user_id, ranked)
     ranked.sort(key=lambda item: (-item[0], item[3].version.id))
     top, seen = [], set()
@@ -67,12 +68,24 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         if len(top) == k:
             break
     sources = sources_of(store, flt.user_id, [hit.memory.id for *_, hit in top])
-    return [Hit(memory_id=hit.memory.id, version_id=hit.version.id, text=hit.version.text,
-                score=round(score, 6), why={n: round(v, 6) for n, v in parts.items()},
-                sources=sources.get(hit.memory.id, []), current=current,
-                valid_from=hit.version.valid_from, valid_to=hit.version.valid_to, kind=hit.memory.kind,
-                subject=hit.version.subject, predicate=hit.version.predicate, object=hit.version.object)
-            for score, parts, current, hit in top]
+    return [
+        Hit(
+            memory_id=hit.memory.id,
+            version_id=hit.version.id,
+            text=hit.version.text,
+            score=round(score, 6),
+            why={n: round(v, 6) for n, v in parts.items()},
+            sources=sources.get(hit.memory.id, []),
+            current=current,
+            valid_from=hit.version.valid_from,
+            valid_to=hit.version.valid_to,
+            kind=hit.memory.kind,
+            subject=hit.version.subject,
+            predicate=hit.version.predicate,
+            object=hit.version.object,
+        )
+        for score, parts, current, hit in top
+    ]
 
 
 def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:
@@ -82,12 +95,15 @@ def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[t
         best[hit.memory.id] = max(best.get(hit.memory.id, 0.0), score)
     edges = store.get_edges(user_id, node_ids=list(best), types=[EdgeType.SUPERSEDES])
     cap = {e.dst_id: best[e.src_id] * 0.99 for e in edges if e.src_id in best and e.dst_id in best}
-    return [(min(score, cap[hit.memory.id]) if hit.memory.id in cap else score, parts, current, hit)
-            for score, parts, current, hit in ranked]
+    return [
+        (min(score, cap[hit.memory.id]) if hit.memory.id in cap else score, parts, current, hit)
+        for score, parts, current, hit in ranked
+    ]
 
 
-def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
-            lists: list[list[SearchHit]]) -> None:
+def _expand(
+    store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]]
+) -> None:
     """Add memories sharing entities with the best hits, scored by what they share."""
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
@@ -105,21 +121,38 @@ def _expand(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
     # in the vector list already if they were close to the query).
     for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at, embeddings=False):
         memory = memories.get(version.memory_id)
-        if memory is None or not _admits(flt, memory.agent_id, memory.session_id, memory.kind,
-                                         version.status, version.valid_from, version.valid_to):
+        if memory is None or not _admits(
+            flt,
+            memory.agent_id,
+            memory.session_id,
+            memory.kind,
+            version.status,
+            version.valid_from,
+            version.valid_to,
+        ):
             continue
-        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0),
-                                            scoring.Signals(shared_entities=shared[memory.id]))
+        candidates[version.id] = _Candidate(
+            SearchHit(memory, version, 0.0), scoring.Signals(shared_entities=shared[memory.id])
+        )
 
 
-def _admits(flt: SearchFilter, agent: str | None, session: str | None, kind: str, status: str,
-            valid_from: datetime, valid_to: datetime) -> bool:
+def _admits(
+    flt: SearchFilter,
+    agent: str | None,
+    session: str | None,
+    kind: str,
+    status: str,
+    valid_from: datetime,
+    valid_to: datetime,
+) -> bool:
     """The search filter, applied to a memory reached through the graph."""
-    return ((flt.agent_id is None or agent == flt.agent_id)
-            and (flt.session_id is None or session == flt.session_id)
-            and (flt.kinds is None or kind in flt.kinds)
-            and (flt.statuses is None or status in flt.statuses)
-            and (flt.valid_at is None or valid_from <= flt.valid_at < valid_to))
+    return (
+        (flt.agent_id is None or agent == flt.agent_id)
+        and (flt.session_id is None or session == flt.session_id)
+        and (flt.kinds is None or kind in flt.kinds)
+        and (flt.statuses is None or status in flt.statuses)
+        and (flt.valid_at is None or valid_from <= flt.valid_at < valid_to)
+    )
 
 
 def sources_of(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:

@@ -3,6 +3,8 @@
     relevance = W_VECTOR * cosine + W_TEXT * bm25 / best_bm25 + W_GRAPH * shared / most_shared
                 + W_RANK * (reciprocal-rank fusion over the lists, scaled to 0..1)
     score     = relevance * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
+    staleness = 1 if current else STALE; for a question about the past ("before", "used to",
+                "previously", ...): PAST_CURRENT if current else 1
 
 The seed's baseline was cosine x confidence x salience x 0.7 when superseded. Adding the text
 and graph signals lets an exact name or a shared entity lift a memory that embeddings miss;
@@ -11,6 +13,7 @@ rank fusion keeps one list's scale from drowning the others.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 W_VECTOR = 0.45  # meaning: the embedder's cosine similarity
@@ -19,6 +22,7 @@ W_GRAPH = 0.10  # memories about the same people and places as the best hits
 W_RANK = 0.20  # agreement between the lists, robust to their different scales
 RRF_K = 60  # the usual reciprocal-rank constant: flattens differences deep in a list
 STALE = 0.5  # a superseded or ended fact keeps half its score: findable, below its successor
+PAST_CURRENT = 0.8  # asked about the past, what holds now keeps most of its score
 
 
 @dataclass(slots=True)
@@ -47,6 +51,23 @@ def relevance(s: Signals, best_bm25: float, most_shared: int, lists: int) -> dic
     }
 
 
-def final_score(parts: dict[str, float], confidence: float, salience: float, current: bool) -> float:
-    return (sum(parts.values()) * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience)
-            * (1.0 if current else STALE))
+def final_score(parts: dict[str, float], confidence: float, salience: float, current: bool, *,
+                past: bool = False) -> float:
+    """``past``: the question asks about what was (see ``asks_about_the_past``), so what ended
+    ranks as it deserves and what holds now gives way a little (PAST_CURRENT)."""
+    staleness = (PAST_CURRENT if current else 1.0) if past else (1.0 if current else STALE)
+    return sum(parts.values()) * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
+
+
+# Words that ask about an earlier state ("where did she live before Portland?", "his previous
+# job", "what did I use to eat"), and the past-tense "did" ("when did they get engaged?": the
+# engagement has since become a marriage). "old" is left out: "how old is Mateo" asks about now.
+_PAST_CUES = re.compile(
+    r"\b(before|previous(ly)?|used to|use to|former(ly)?|earlier|originally|prior|at first|in the past"
+    r"|back (in|when|then)|ex|ex-\w+|no longer|any ?more|until|did)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_the_past(query: str) -> bool:
+    return _PAST_CUES.search(query) is not None
