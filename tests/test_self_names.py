@@ -51,3 +51,16 @@ def test_past_questions_rank_a_superseded_fact_first(tmp_path):
         facts = lambda q: [h.text for h in writer.recall(q, user_id="u", k=5) if h.kind == "fact"]  # noqa: E731
         assert facts("Where does the user live?")[0] == "user lives in Portland"
         assert facts("Where did the user live before?")[0] == "user lives in Seattle"
+
+
+def test_before_a_named_value_ranks_what_that_value_replaced(tmp_path):
+    from dualmem_core import Editor
+
+    with open_store(f"sqlite:///{tmp_path / 'm.db'}") as store:
+        writer = Writer(store)
+        for city, month in (("Austin", 1), ("Denver", 4), ("Boston", 8)):
+            writer.remember(f"I live in {city}.", user_id="u", at=datetime(2025, month, 1, tzinfo=UTC))
+        Editor(store).run("u")
+        facts = [h.text for h in writer.recall("Where did the user live before Denver?", user_id="u", k=5)
+                 if h.kind == "fact"]
+        assert facts[0] == "user lives in Austin"

@@ -3,6 +3,7 @@ entities, fused by ``scoring``. No model call on this path beyond embedding the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -58,6 +59,8 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         ranked.append((score, parts, current, cand.hit))
     if flt.valid_at is None and not past:
         ranked = _successors_first(store, flt.user_id, ranked)
+    elif past:
+        ranked = _predecessors_of_named(store, flt.user_id, query, ranked)
     ranked.sort(key=lambda item: (-item[0], item[3].version.id))
     top, seen = [], set()
     for score, parts, current, hit in ranked:
@@ -86,6 +89,26 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         )
         for score, parts, current, hit in top
     ]
+
+
+def _predecessors_of_named(store: Store, user_id: str, query: str, ranked: list[tuple]) -> list[tuple]:
+    """Asked about the past with a value named ("where did she live before Denver?"), the fact
+    that the named value's fact superseded ranks just above it: the graph knows what came before."""
+    asked = query.casefold()
+    named = {}
+    for score, _, _, hit in ranked:
+        value = (hit.version.object or "").casefold()
+        if len(value) > 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked):
+            named[hit.memory.id] = max(named.get(hit.memory.id, 0.0), score)
+    if not named:
+        return ranked
+    edges = store.get_edges(user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
+    lift: dict[str, float] = {}
+    for e in edges:
+        if e.src_id in named and e.dst_id not in named:
+            lift[e.dst_id] = max(lift.get(e.dst_id, 0.0), named[e.src_id] * 1.01)
+    return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
+            for score, parts, current, hit in ranked]
 
 
 def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:
