@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from pathlib import Path
 
 from .evaluation.run import Evaluation, available_embedders, make_embedder, run_evaluation
 from .store import ENV_STORE, open_store
 from .writer.writer import Writer
 
-EXAMPLE_USER = "t1"
-EXAMPLES = [("Where does Priya live?", None), ("Where does Priya live?", datetime(2025, 1, 15, tzinfo=UTC))]
+EXAMPLE_USER = "t1"  # the fixture's first user; the demo shows one present and one as-of question
 SUMMARY = [
     "recall@5",
     "stale_first_rate",
@@ -68,7 +67,7 @@ def run_demo(url: str | None = None, out: Path | None = None) -> DemoResult:
     store_url = url or f"sqlite:///{out / f'eval-{embedder}.db'}"
     with open_store(store_url) as store:
         writer = Writer(store, embedder=make_embedder(embedder, store.dimension))
-        for question, as_of in EXAMPLES:
+        for question, as_of in _examples():
             when = "now" if as_of is None else f"as of {as_of:%Y-%m-%d}"
             lines.append(f"Q ({EXAMPLE_USER}, {when}): {question}")
             for hit in writer.recall(question, user_id=EXAMPLE_USER, k=3, as_of=as_of):
@@ -83,6 +82,16 @@ def run_demo(url: str | None = None, out: Path | None = None) -> DemoResult:
     if evaluation.failures:
         lines.append("Below the committed thresholds: " + "; ".join(evaluation.failures))
     return DemoResult(store_url, evaluation, lines)
+
+
+def _examples() -> list[tuple[str, datetime | None]]:
+    """The example user's first present-time and first as-of question (their vectors are recorded)."""
+    from .evaluation.fixture import load_fixture
+
+    asked = load_fixture().questions_of(EXAMPLE_USER)
+    present = next(q for q in asked if q.kind == "present")
+    as_of = next(q for q in asked if q.kind == "as_of")
+    return [(present.question, None), (as_of.question, datetime.combine(as_of.as_of, time(12), tzinfo=UTC))]
 
 
 def _fmt(x: float) -> str:

@@ -158,3 +158,10 @@ def test_dualmem_eval_writes_the_report(tmp_path, capsys):
     assert run["embedder"].startswith("hashing") and list(run["parts"]) == ["heldout"]
     assert main(["eval", "--out", str(tmp_path), "--embedder", "nope"]) == 1
     assert "unknown evaluation embedder" in capsys.readouterr().err
+
+
+def test_the_demo_runs_the_fixture_and_says_where_the_report_is(tmp_path, capsys):
+    assert main(["demo", "--store", f"sqlite:///{tmp_path / 'demo.db'}", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "recall@5" in out and "Q (t1, now)" in out and "Q (t1, as of" in out
+    assert f"Report: {tmp_path / 'report.md'}" in out
