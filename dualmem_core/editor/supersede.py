@@ -18,7 +18,7 @@ held when it was said.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..store import EdgeType, MemoryVersion
 from ..store import changes as ch
@@ -27,6 +27,10 @@ from .decisions import Decision, Revise, StageResult, edge
 from .view import SELF, GraphView, object_key, subject_key
 
 STAGE = "supersede"
+# Two values with the same start ("moved to Boston last month", then "to Chicago last month";
+# or both in one message list): the one told later (by first belief, then id) holds, and the
+# other ends an instant after it began, since a store refuses an empty valid interval.
+INSTANT = timedelta(microseconds=1)
 
 
 def supersede(view: GraphView, copies: set[str] = frozenset()) -> StageResult:
@@ -88,15 +92,20 @@ def _desired(view: GraphView, members: list[str]) -> dict[str, tuple[str, dateti
             successor = following[0]
             begins = _original(view, successor).valid_from
             for m in segment:
-                out[m] = ("superseded", min(_original(view, m).valid_to, begins), {successor})
+                out[m] = ("superseded", _ended(_original(view, m), begins), {successor})
     for n in (m for m in members if view.current[m].negated):
         said = _original(view, n).valid_from
         for m in positive:
             status, valid_to, by = out[m]
             held = _original(view, m).valid_from <= said < valid_to
             if held and object_key(view.current[m].object) == object_key(view.current[n].object):
-                out[m] = ("superseded", said, by | {n})
+                out[m] = ("superseded", _ended(_original(view, m), said), by | {n})
     return out
+
+
+def _ended(original: MemoryVersion, at: datetime) -> datetime:
+    """The end of a value superseded at ``at``: never before it began (see ``INSTANT``)."""
+    return max(min(original.valid_to, at), original.valid_from + INSTANT)
 
 
 def _decide(
