@@ -77,7 +77,7 @@ class EditorRun:
 class Editor:
     """The slow, thorough half: ``run`` edits one user's graph, ``rollback`` undoes a run."""
 
-    _busy: set[tuple[int, str]] = set()  # (store, user) pairs with a run in flight in this process
+    _busy: set[tuple[str, str]] = set()  # (store URL, user) pairs with a run in flight in this process
     _busy_lock = threading.Lock()
 
     def __init__(
@@ -271,10 +271,14 @@ class Editor:
 
 
 class _UserLock:
-    """One Editor run per user at a time in this process; a second one refuses at once."""
+    """One Editor run per user at a time in this process; a second one refuses at once.
+
+    Keyed by the store's URL, not the store object: two stores opened on one database (two
+    frontends in one process, say) must not edit the same user at once either.
+    """
 
     def __init__(self, editor: Editor, user_id: str):
-        self.key = (id(editor.store), user_id)
+        self.key = (editor.store.url, user_id)
 
     def __enter__(self) -> None:
         with Editor._busy_lock:
