@@ -21,6 +21,7 @@ from ..timeutil import require_aware, utcnow
 from . import changes as ch
 from .forgetting import ForgetReceipt
 from .models import (
+    EDGE_ENDPOINTS,
     Edge,
     EdgeType,
     Entity,
@@ -209,8 +210,13 @@ class Store(ABC):
         return self._memory_owner(memory_id)
 
     def export_graph(self, user_id: str) -> UserGraph:
-        """Every record of one user, open and closed: the input of a snapshot."""
-        return self._export_graph(check_user_id(user_id))
+        """Every record of one user, open and closed: the input of a snapshot.
+
+        Whole even while others write: a backend may read record kinds one after another (Neo4j
+        reads at read-committed), so a version or edge whose ends were committed after their
+        kind was read is left out; it belongs to the next snapshot.
+        """
+        return whole(self._export_graph(check_user_id(user_id)))
 
     def get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
         return self._get_run(check_user_id(user_id), run_id)
@@ -299,6 +305,16 @@ can could may might must i me my mine we us our you your he him his she her it i
 their this that these those what which who whom whose when where why how there here not no
 just very too also any some all each than such only own same s t don isn
 """.split())
+
+
+def whole(graph: UserGraph) -> UserGraph:
+    """``graph`` without versions whose memory, or edges whose ends, it does not hold."""
+    nodes = {"memory": {m.id for m in graph.memories}, "episode": {e.id for e in graph.episodes},
+             "entity": {e.id for e in graph.entities}}
+    graph.versions = [v for v in graph.versions if v.memory_id in nodes["memory"]]
+    graph.edges = [e for e in graph.edges if e.src_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][0]]
+                   and e.dst_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][1]]]
+    return graph
 
 
 def query_terms(query: str) -> list[str]:
