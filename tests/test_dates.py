@@ -190,3 +190,18 @@ def test_a_reading_memoizes_only_within_itself() -> None:
         assert find_time_expressions("since 2019", MID_JUNE)[0].kind == "since"
         assert dates._READING.get()
     assert dates._READING.get() is None
+
+
+def test_an_announced_start_is_the_coming_day_unless_it_is_far_off() -> None:
+    said = datetime(2025, 9, 8, tzinfo=UTC)
+    [coming] = dates.find_time_expressions("starting 6 October", said)
+    assert coming.valid_from == datetime(2025, 10, 6, tzinfo=UTC)
+    [started] = dates.find_time_expressions("I started on 6 October", said)
+    assert started.valid_from == datetime(2024, 10, 6, tzinfo=UTC)  # no announcement: the one before
+    [far] = dates.find_time_expressions("from 1 August", said)
+    assert far.valid_from == datetime(2025, 8, 1, tzinfo=UTC)  # eleven months ahead: the one before
+
+
+def test_dates_past_the_ends_of_the_calendar_are_no_dates() -> None:
+    assert dates.find_time_expressions("tomorrow", datetime(9999, 12, 30, 23, tzinfo=UTC)) == []
+    assert dates.find_time_expressions("last week", datetime(1, 1, 1, 1, tzinfo=UTC)) == []

@@ -265,12 +265,20 @@ def _h_iso(m: re.Match[str], now: datetime, future: bool, before: str) -> _Ancho
         return None
 
 
+_ANNOUNCES = re.compile(r"\b(?:starting|from|as of|beginning|effective)(?:\s+on)?\s*$", re.IGNORECASE)
+
+
 def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
     if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _DATE_CONTEXT.search(before):
         return None  # "I may 3D print it"
     day = int(re.match(r"\d+", m["day"]).group())  # type: ignore[union-attr]
     year = int(m["year"]) if m["year"] else None
+    if year is None and not future and _ANNOUNCES.search(before):
+        # "starting 6 October" / "from 1 March", said a few weeks before: an announcement of
+        # what is coming, unless that day is more than half a year ahead.
+        ahead = _day_anchor(month, day, None, now, True)
+        future = ahead is not None and ahead - day_start(now) <= timedelta(days=183)
     value = _day_anchor(month, day, year, now, future)
     return _Anchor(value, "day", 0, 0.9) if value else None
 
@@ -531,6 +539,13 @@ def find_time_expressions(
 
 
 def _find(text: str, now: datetime, prefer_future: bool | None) -> list[TimeExpression]:
+    try:
+        return _find_within_the_calendar(text, now, prefer_future)
+    except (OverflowError, ValueError):  # "tomorrow" on 9999-12-30: no date the calendar holds
+        return []
+
+
+def _find_within_the_calendar(text: str, now: datetime, prefer_future: bool | None) -> list[TimeExpression]:
     gated = _anchors_for(text)
     if not gated:
         return []  # no pattern could match, so neither can a year range (it needs a digit)
