@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -292,15 +293,8 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
     facts: list[GoldFact] = []
     fact_by_id: dict[str, GoldFact] = {}
     for i, item in enumerate(raw["facts"]):
-        where = f"{name} facts[{i}]"
-        if not isinstance(item, dict):
-            raise InvalidInput(f"{where}: must be an object")
-        fid = item.get("id")
-        where = f"{name} fact {fid!r}" if isinstance(fid, str) else where
-        _check_fields(item, _FACT_FIELDS, _FACT_OPTIONAL, where)
-        fid = _need_str(fid, where, "id")
-        if fid in fact_by_id:
-            raise InvalidInput(f"{where}: id used twice")
+        fid, where = _identified(item, f"{name} facts[{i}]", f"{name} fact", _FACT_FIELDS, _FACT_OPTIONAL,
+                                 fact_by_id)
         user = user_of(item, where)
         sources = _str_list(item["sources"], where, "sources", min_len=1)
         if len(set(sources)) != len(sources):
@@ -414,15 +408,8 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
     entities: list[GoldEntity] = []
     entity_ids: set[str] = set()
     for i, item in enumerate(raw["entities"]):
-        where = f"{name} entities[{i}]"
-        if not isinstance(item, dict):
-            raise InvalidInput(f"{where}: must be an object")
-        eid = item.get("id")
-        where = f"{name} entity {eid!r}" if isinstance(eid, str) else where
-        _check_fields(item, _ENTITY_FIELDS, set(), where)
-        eid = _need_str(eid, where, "id")
-        if eid in entity_ids:
-            raise InvalidInput(f"{where}: id used twice")
+        eid, where = _identified(item, f"{name} entities[{i}]", f"{name} entity", _ENTITY_FIELDS, set(),
+                                 entity_ids)
         entity_ids.add(eid)
         user = user_of(item, where)
         if item["type"] not in ENTITY_TYPES:
@@ -448,15 +435,8 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
     questions: list[Question] = []
     question_ids: set[str] = set()
     for i, item in enumerate(raw["questions"]):
-        where = f"{name} questions[{i}]"
-        if not isinstance(item, dict):
-            raise InvalidInput(f"{where}: must be an object")
-        qid = item.get("id")
-        where = f"{name} question {qid!r}" if isinstance(qid, str) else where
-        _check_fields(item, _QUESTION_FIELDS, set(), where)
-        qid = _need_str(qid, where, "id")
-        if qid in question_ids:
-            raise InvalidInput(f"{where}: id used twice")
+        qid, where = _identified(item, f"{name} questions[{i}]", f"{name} question", _QUESTION_FIELDS, set(),
+                                 question_ids)
         question_ids.add(qid)
         user = user_of(item, where)
         if item["part"] != users[user]:
@@ -496,6 +476,20 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
 
 
 # --- small checks ----------------------------------------------------------------------------------
+
+
+def _identified(item: Any, at: str, kind: str, required: set[str], optional: set[str],
+                taken: Collection[str]) -> tuple[str, str]:
+    """(id, where) of a gold record: an object with the right fields and an id not used before."""
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{at}: must be an object")
+    rid = item.get("id")
+    where = f"{kind} {rid!r}" if isinstance(rid, str) else at
+    _check_fields(item, required, optional, where)
+    rid = _need_str(rid, where, "id")
+    if rid in taken:
+        raise InvalidInput(f"{where}: id used twice")
+    return rid, where
 
 
 def _check_fields(item: dict[str, Any], required: set[str], optional: set[str], where: str) -> None:
