@@ -294,9 +294,10 @@ class Writer:
             known_at=None if known_at is None else require_aware(known_at, "known_at"),
             statuses=RECALLED_STATUSES,
         )
-        asked = about_user(query, self_names(self.store, user_id))
-        words = query if asked == query else f"{query} {asked}"  # the name's own words still count
-        hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
+        with self.store.reading():  # the name lookup shares recall's read transaction
+            asked = about_user(query, self_names(self.store, user_id))
+            words = query if asked == query else f"{query} {asked}"  # the name's own words still count
+            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
         if record_access:
             self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits
