@@ -67,14 +67,13 @@ def test_duplicate_pairs_are_judged_by_the_facts_both_sides_express():
     a = g.memory("user lives in Portland", ["m1"])
     b = g.memory("user lives in Portland!", ["m2"])
     c = g.memory("user lives in Denver", ["m3"])
-    d = g.memory("user lives in Portland", ["m4"])
+    g.memory("user lives in Portland", ["m4"])  # m4's memory stands alone
     g.edge(EdgeType.DUPLICATE_OF, b, a)  # right
     g.edge(EdgeType.DUPLICATE_OF, c, a)  # wrong: Denver is not Portland
     facts = [_fact("f1", "Portland", ["m1", "m2", "m4"]), _fact("f2", "Denver", ["m3"])]
     counts = metrics.duplicates(g.stored(), facts)
     assert (counts["dup_correct"], counts["dup_predicted"]) == (1, 2)
     assert (counts["dup_found"], counts["dup_gold"]) == (1, 3)  # m1-m2 found; m1-m4, m2-m4 missed
-    assert d  # m4's memory stands alone
 
 
 def test_supersession_pairs_direction_and_wrongly_superseded_facts():

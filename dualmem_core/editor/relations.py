@@ -22,6 +22,7 @@ from typing import Any
 
 from ..store import EdgeType
 from ..store import changes as ch
+from ..store.models import WRITER
 from ..timeutil import FAR_FUTURE
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
@@ -109,7 +110,7 @@ def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResul
             )
         )
     for key, old in sorted(existing.items()):
-        if key not in desired and old.created_by != "writer":
+        if key not in desired and old.created_by != WRITER:
             result.decisions.append(
                 Decision(
                     "unrelate",

@@ -93,7 +93,7 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     from dualmem_core.writer.extract_rules import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
-    from dualmem_core.writer.self_names import SELF_PREDICATES, about_user
+    from dualmem_core.writer.self_names import SELF_PREDICATES, about_user, longest_first
     from dualmem_core.writer.writer import WriterConfig
 
     fixture = load_fixture(folder)
@@ -117,7 +117,7 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     # Recall embeds a question that names the user as asked about "the user" (writer/self_names.py).
     questions = dict.fromkeys(q.question for q in fixture.questions)
     for q in fixture.questions:
-        ordered = sorted(names.get(q.user_id, ()), key=lambda n: (-len(n), n))
+        ordered = longest_first(names.get(q.user_id, ()))
         questions.setdefault(about_user(q.question, ordered))
     statements = dict.fromkeys(f.statement for f in fixture.facts)
     return FixtureTexts(list(messages), list(facts), list(questions), list(statements))

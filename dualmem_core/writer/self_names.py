@@ -26,6 +26,11 @@ def self_names(store: Store, user_id: str) -> list[str]:
         for h in hits
         if (h.version.subject or "").casefold() == "user" and not h.version.negated and h.version.object
     }
+    return longest_first(names)
+
+
+def longest_first(names: Iterable[str]) -> list[str]:
+    """The order ``about_user`` needs: "Priya Raman" is replaced before "Priya"."""
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
