@@ -38,15 +38,83 @@ from dualmem_core.store import Edge, EdgeType, Entity, Episode, Memory, MemoryVe
 
 USER, DIM, BATCH = "bench-editor", 384, 2000
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
-PEOPLE = [f"{first} {last}" for first in ("Ana", "Ben", "Chloe", "Dev", "Eli", "Fay", "Gus", "Hana", "Ivan",
-                                          "Jade", "Kofi", "Lena", "Milo", "Nora", "Omar", "Pia", "Quinn",
-                                          "Rosa", "Sami", "Tara")
-          for last in ("Abbott", "Brandt", "Costa", "Dunn", "Ekman", "Fox", "Gill", "Holt", "Ito", "Jung",
-                       "Kerr", "Lund", "Moss", "Nash", "Ortiz")]
-CITIES = ["Portland", "Denver", "Austin", "Boston", "Seattle", "Chicago", "Atlanta", "Phoenix", "Dallas",
-          "Miami", "Tucson", "Omaha", "Fresno", "Tulsa", "Reno", "Boise", "Salem", "Eugene", "Provo", "Ogden"]
+PEOPLE = [
+    f"{first} {last}"
+    for first in (
+        "Ana",
+        "Ben",
+        "Chloe",
+        "Dev",
+        "Eli",
+        "Fay",
+        "Gus",
+        "Hana",
+        "Ivan",
+        "Jade",
+        "Kofi",
+        "Lena",
+        "Milo",
+        "Nora",
+        "Omar",
+        "Pia",
+        "Quinn",
+        "Rosa",
+        "Sami",
+        "Tara",
+    )
+    for last in (
+        "Abbott",
+        "Brandt",
+        "Costa",
+        "Dunn",
+        "Ekman",
+        "Fox",
+        "Gill",
+        "Holt",
+        "Ito",
+        "Jung",
+        "Kerr",
+        "Lund",
+        "Moss",
+        "Nash",
+        "Ortiz",
+    )
+]
+CITIES = [
+    "Portland",
+    "Denver",
+    "Austin",
+    "Boston",
+    "Seattle",
+    "Chicago",
+    "Atlanta",
+    "Phoenix",
+    "Dallas",
+    "Miami",
+    "Tucson",
+    "Omaha",
+    "Fresno",
+    "Tulsa",
+    "Reno",
+    "Boise",
+    "Salem",
+    "Eugene",
+    "Provo",
+    "Ogden",
+]
 ORGS = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Vandelay", "Stark", "Wayne", "Tyrell", "Cyberdyne"]
-HOBBIES = ["hiking", "chess", "pottery", "cycling", "baking", "jazz", "climbing", "sailing", "knitting", "tennis"]
+HOBBIES = [
+    "hiking",
+    "chess",
+    "pottery",
+    "cycling",
+    "baking",
+    "jazz",
+    "climbing",
+    "sailing",
+    "knitting",
+    "tennis",
+]
 
 
 def log(msg: str) -> None:
@@ -76,33 +144,55 @@ def statements(n: int, rng: np.random.Generator, start: int) -> list[tuple[str, 
     return out
 
 
-def build(n: int, start: int, reviewed: bool, rng: np.random.Generator, entity_ids: dict[str, str],
-          embedder: HashingEmbedder) -> list[WriteBatch]:
+def build(
+    n: int,
+    start: int,
+    reviewed: bool,
+    rng: np.random.Generator,
+    entity_ids: dict[str, str],
+    embedder: HashingEmbedder,
+) -> list[WriteBatch]:
     """n memories (half facts, half the observations they came from) in write batches."""
     batches, facts = [], statements(n // 2, rng, start)
     state = "reviewed" if reviewed else "new"
     for lo in range(0, len(facts), BATCH // 2):
         b = WriteBatch()
-        chunk = facts[lo:lo + BATCH // 2]
+        chunk = facts[lo : lo + BATCH // 2]
         said = [f"Guess what: {text[0].lower()}{text[1:]}" for text, *_ in chunk]
         vectors = embedder.embed([t for t, *_ in chunk] + said)
         for j, ((text, s, p, o, when), message) in enumerate(zip(chunk, said, strict=True)):
-            ep = Episode(user_id=USER, text=message, observed_at=when, session_id=f"s{(start + lo + j) // 20}")
+            ep = Episode(
+                user_id=USER, text=message, observed_at=when, session_id=f"s{(start + lo + j) // 20}"
+            )
             b.episodes.append(ep)
-            for kind, body, vec, triple in (("fact", text, vectors[j], (s, p, o)),
-                                            ("observation", message, vectors[len(chunk) + j], (None,) * 3)):
+            for kind, body, vec, triple in (
+                ("fact", text, vectors[j], (s, p, o)),
+                ("observation", message, vectors[len(chunk) + j], (None,) * 3),
+            ):
                 m = Memory(user_id=USER, kind=kind, review_state=state)
                 b.memories.append(m)
-                b.versions.append(MemoryVersion(memory_id=m.id, user_id=USER, text=body, valid_from=when,
-                                                embedding=np.asarray(vec, dtype=np.float32), subject=triple[0],
-                                                predicate=triple[1], object=triple[2], confidence=0.7))
+                b.versions.append(
+                    MemoryVersion(
+                        memory_id=m.id,
+                        user_id=USER,
+                        text=body,
+                        valid_from=when,
+                        embedding=np.asarray(vec, dtype=np.float32),
+                        subject=triple[0],
+                        predicate=triple[1],
+                        object=triple[2],
+                        confidence=0.7,
+                    )
+                )
                 b.edges.append(Edge(user_id=USER, type=EdgeType.FROM, src_id=m.id, dst_id=ep.id))
                 for name, type_ in ((s, "person"), (o, "place" if p == "lives_in" else "thing")):
                     if name not in entity_ids:
                         entity = Entity(user_id=USER, name=name, type=type_)
                         b.entities.append(entity)
                         entity_ids[name] = entity.id
-                    b.edges.append(Edge(user_id=USER, type=EdgeType.MENTIONS, src_id=m.id, dst_id=entity_ids[name]))
+                    b.edges.append(
+                        Edge(user_id=USER, type=EdgeType.MENTIONS, src_id=m.id, dst_id=entity_ids[name])
+                    )
         batches.append(b)
     return batches
 
@@ -130,10 +220,18 @@ def _measure(store, kind: str, memories: int, new: int, load_s: float) -> dict:
     t = time.perf_counter()
     run = Editor(store).run(USER)
     run_s = time.perf_counter() - t
-    return {"scenario": kind, "memories": memories, "new": new, "load_s": round(load_s, 2),
-            "export_s": round(export_s, 2), "run_s": round(run_s, 2),
-            "stage_s": {s.stage: s.seconds for s in run.stages}, "operations": run.operations,
-            "counts": run.counts, "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+    return {
+        "scenario": kind,
+        "memories": memories,
+        "new": new,
+        "load_s": round(load_s, 2),
+        "export_s": round(export_s, 2),
+        "run_s": round(run_s, 2),
+        "stage_s": {s.stage: s.seconds for s in run.stages},
+        "operations": run.operations,
+        "counts": run.counts,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
 
 
 def main() -> None:
@@ -155,21 +253,38 @@ def main() -> None:
     rows = []
     for kind, size in plan:
         log(f"{kind} {size} ...")
-        out = subprocess.run([sys.executable, "-m", "benchmarks.editor", "--one", f"{kind}:{size}",
-                              "--new", str(args.new)], capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "benchmarks.editor", "--one", f"{kind}:{size}", "--new", str(args.new)],
+            capture_output=True,
+            text=True,
+        )
         if out.returncode != 0:
             sys.exit(f"{kind} {size} failed:\n{out.stderr}")
         for row in json.loads(out.stdout.strip().splitlines()[-1]):
             rows.append(row)
             log(f"  {row}")
-    print("| run | memories | new | snapshot export | whole Editor run (export, stages, publish) | operations | peak RSS |")
+    print(
+        "| run | memories | new | snapshot export | whole Editor run (export, stages, publish) | operations | peak RSS |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
-        print(f"| {r['scenario']} | {r['memories']:,} | {r['new']:,} | {r['export_s']:.1f} s | {r['run_s']:.1f} s | "
-              f"{r['operations']:,} | {r['peak_rss_mb']:,} MB |")
+        print(
+            f"| {r['scenario']} | {r['memories']:,} | {r['new']:,} | {r['export_s']:.1f} s | {r['run_s']:.1f} s | "
+            f"{r['operations']:,} | {r['peak_rss_mb']:,} MB |"
+        )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"machine": platform.platform(), "cpus": os.cpu_count(), "rows": rows,
-                                          "load_average": list(_loadavg())}, indent=2) + "\n")
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "machine": platform.platform(),
+                "cpus": os.cpu_count(),
+                "rows": rows,
+                "load_average": list(_loadavg()),
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def _loadavg() -> tuple[float, ...]:

@@ -1,5 +1,6 @@
 """dualmem: a two-speed long-term memory for AI agents. The core library; it never imports Dagster."""
 
+from .editor import Editor, EditorConfig, EditorRun
 from .errors import (
     ConflictError,
     DimensionMismatch,
@@ -10,7 +11,6 @@ from .errors import (
     StoreUnavailable,
     TenantViolation,
 )
-from .editor import Editor, EditorConfig, EditorRun
 from .store import Store, default_store_url, open_store
 from .timeutil import FAR_FUTURE
 from .writer.writer import Writer, WriterConfig

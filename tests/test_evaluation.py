@@ -43,7 +43,9 @@ class Graph:
         self.g.memories.append(m)
         predicate = "lives_in" if kind == "fact" else None  # the gold facts here are all lives_in
         self.g.versions.append(
-            MemoryVersion(memory_id=m.id, user_id=U, text=text, valid_from=T, status=status, predicate=predicate)
+            MemoryVersion(
+                memory_id=m.id, user_id=U, text=text, valid_from=T, status=status, predicate=predicate
+            )
         )
         for s in sources:
             ep = self.episodes.setdefault(s, Episode(user_id=U, text=s, observed_at=T, source_id=s))
