@@ -263,14 +263,13 @@ def main() -> None:
         for row in json.loads(out.stdout.strip().splitlines()[-1]):
             rows.append(row)
             log(f"  {row}")
-    print(
-        "| run | memories | new | snapshot export | whole Editor run (export, stages, publish) | operations | peak RSS |"
-    )
+    print("| run | memories | new | snapshot export | whole Editor run (export, stages, publish) "
+          "| operations | peak RSS |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         print(
-            f"| {r['scenario']} | {r['memories']:,} | {r['new']:,} | {r['export_s']:.1f} s | {r['run_s']:.1f} s | "
-            f"{r['operations']:,} | {r['peak_rss_mb']:,} MB |"
+            f"| {r['scenario']} | {r['memories']:,} | {r['new']:,} | {r['export_s']:.1f} s "
+            f"| {r['run_s']:.1f} s | {r['operations']:,} | {r['peak_rss_mb']:,} MB |"
         )
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(
