@@ -27,6 +27,7 @@ from ..store import EdgeType
 from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
+from .mentions import link_mentions
 from .view import GraphView, follow, object_key
 
 STAGE = "entities"
@@ -139,6 +140,7 @@ def resolve_entities(
                     Decision("kept_apart", a, "grey band, no model", b, {"looked alike": why})
                 )
     result.decisions += _follow_merges(view, merged)
+    result.decisions += link_mentions(view, live, find)
     for i in sorted(parent):
         root = find(i)
         if root == i:
