@@ -53,11 +53,17 @@ def _new_id(prefix: str) -> str:
     return f"{prefix}_{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}"
 
 
+ASSISTANT_ROLES = ("assistant", "system", "tool")
+
+
 @dataclass(slots=True)
 class WriterConfig:
     similar_threshold: float = 0.75  # cosine above which a new memory links SIMILAR_TO
     similar_links: int = 3  # at most this many SIMILAR_TO links per new memory
     observation_confidence: float = 0.6  # what was said is certain; what it means less so
+    # An assistant's reply is context, not the user's testimony: it echoes names ("Hi Lou!") and
+    # guesses, so it ranks below what the user said when both match a question.
+    assistant_observation_confidence: float = 0.2
     extract_roles: tuple[str, ...] = ("user",)  # assistants' words are stored, not mined
 
 
@@ -164,7 +170,11 @@ class Writer:
             user_id=user_id,
             text=message.text,
             valid_from=message.at,
-            confidence=self.config.observation_confidence,
+            confidence=(
+                self.config.observation_confidence
+                if message.role not in ASSISTANT_ROLES
+                else self.config.assistant_observation_confidence
+            ),
         )
 
     @staticmethod
@@ -295,9 +305,10 @@ class Writer:
             statuses=RECALLED_STATUSES,
         )
         with self.store.reading():  # the name lookup shares recall's read transaction
+            # The user's own name is asked as "the user" in both searches: every memory is about
+            # them, so the name itself only matches replies that greet them ("Hi Lou!").
             asked = about_user(query, self_names(self.store, user_id))
-            words = query if asked == query else f"{query} {asked}"  # the name's own words still count
-            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
+            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], asked, flt, k)
         if record_access:
             self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits

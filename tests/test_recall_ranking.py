@@ -1,0 +1,45 @@
+"""Ranking rules of recall that are about who said what, on both stores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from dualmem_core import Writer
+from dualmem_core.writer.writer import WriterConfig
+
+T = datetime(2026, 3, 1, 12, tzinfo=UTC)
+
+
+def test_a_question_naming_the_user_finds_what_the_user_said_not_replies_greeting_them(store):
+    user = f"ranking-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    w.remember("hi! I'm Lou.", user_id=user, session_id="s1", at=T - timedelta(days=1))
+    w.remember("I started a new job as a welder at Globex", user_id=user, session_id="s1", at=T)
+    replies = [
+        "Hi Lou! How can I help?",
+        "Congratulations, Lou!",
+        "Sleep well, Lou.",
+        "Lou, great news about work",
+    ]
+    for i, reply in enumerate(replies):
+        w.remember(reply, user_id=user, session_id="s1", at=T + timedelta(minutes=i + 1), role="assistant")
+    texts = [h.text for h in w.recall("Where does Lou work?", user_id=user, k=5)]
+    assert "I started a new job as a welder at Globex" in texts, texts
+    assert not {"Hi Lou! How can I help?", "Congratulations, Lou!", "Sleep well, Lou."} & set(texts), texts
+
+
+def test_an_assistant_reply_is_stored_whole_with_less_confidence_than_the_users_words(store):
+    user = f"ranking-conf-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    said = w.remember("I adopted a greyhound called Biscuit", user_id=user, at=T)
+    replied = w.remember(
+        "Biscuit is a lovely name!", user_id=user, at=T + timedelta(minutes=1), role="assistant"
+    )
+    config = WriterConfig()
+    found = {h.text for h in w.recall("Biscuit", user_id=user, k=10) if h.kind == "observation"}
+    assert found == {"I adopted a greyhound called Biscuit", "Biscuit is a lovely name!"}  # both recallable
+    versions = {
+        v.text: v.confidence for v in store.get_versions(user, [*said.memory_ids, *replied.memory_ids])
+    }
+    assert versions["Biscuit is a lovely name!"] == config.assistant_observation_confidence
+    assert versions["I adopted a greyhound called Biscuit"] == config.observation_confidence
