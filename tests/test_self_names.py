@@ -12,6 +12,11 @@ def test_about_user_reads_each_name_as_the_user():
     assert about_user("Where does Priya live?", ["Priya"]) == "Where does the user live?"
     assert about_user("What is priya's job?", ["Priya"]) == "What is the user's job?"
     assert about_user("Where does Priya Raman live?", ["Priya Raman", "Priya"]) == "Where does the user live?"
+
+
+def test_for_the_text_search_the_names_are_dropped():
+    assert about_user("What is Priya's job?", ["Priya"], as_="") == "What is  job?"
+    assert about_user("Priya and Marcus", ["Priya"], as_="") == " and Marcus"
     assert about_user("Is Priyanka here?", ["Priya"]) == "Is Priyanka here?"  # whole words only
     assert about_user("Where do I live?", []) == "Where do I live?"
 

@@ -34,8 +34,12 @@ def longest_first(names: Iterable[str]) -> list[str]:
     return sorted((n for n in names if n), key=lambda n: (-len(n), n))
 
 
-def about_user(query: str, names: Iterable[str]) -> str:
-    """``query`` with each of the user's names read as "the user" ("Priya's" as "the user's")."""
+def about_user(query: str, names: Iterable[str], *, as_: str = "the user") -> str:
+    """``query`` with each of the user's names read as "the user" ("Priya's" as "the user's").
+
+    ``as_=""`` drops the names (and their "'s") instead, for the text search: every fact is
+    stored about "user", so that word matches them all alike and drowns the words that matter."""
+    possessive = "" if as_ else r"(?:'s)?"
     for name in names:
-        query = re.sub(rf"(?<![\w]){re.escape(name)}(?![\w])", "the user", query, flags=re.IGNORECASE)
+        query = re.sub(rf"(?<![\w]){re.escape(name)}{possessive}(?![\w])", as_, query, flags=re.IGNORECASE)
     return query

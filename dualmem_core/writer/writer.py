@@ -30,6 +30,7 @@ from ..store import (
     Store,
     WriteBatch,
 )
+from ..store.base import query_terms
 from ..store.forgetting import ForgetReceipt
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
@@ -305,10 +306,14 @@ class Writer:
             statuses=RECALLED_STATUSES,
         )
         with self.store.reading():  # the name lookup shares recall's read transaction
-            # The user's own name is asked as "the user" in both searches: every memory is about
-            # them, so the name itself only matches replies that greet them ("Hi Lou!").
-            asked = about_user(query, self_names(self.store, user_id))
-            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], asked, flt, k)
+            # A question naming the user is embedded as one about "the user" and searched without
+            # the name: every memory is about them, so the name only matches replies that greet
+            # them ("Hi Lou!") and "user" would match every fact alike.
+            names = self_names(self.store, user_id)
+            asked, words = about_user(query, names), about_user(query, names, as_="")
+            if not query_terms(words):
+                words = asked
+            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
         if record_access:
             self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits
