@@ -33,6 +33,7 @@ from .rules.mentions import AWAY, here_in, possessive_drafts, relation_mentions,
 from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .rules.patterns import match_verb_rules
 from .rules.text import (
+    COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,
     TEMPORAL,
@@ -100,6 +101,7 @@ class _MessageState:
     until: str = ""  # the previous clause's "until 2015" as "in 2015", for a following "when" clause
     away: bool = False  # the message speaks of a trip ("here in Rome" is then not home)
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
+    copula: str = ""  # the previous clause's "am"/"is"/..., for a following bare complement
 
     @property
     def referent(self) -> str | None:
@@ -246,7 +248,8 @@ class RuleExtractor:
                 state.people.append(draft.object)
 
         text = _RELATIVE_CLAUSE.sub("", _AGE_ASIDE.sub("", text))
-        subject = parse_subject(text, speaker, referent)
+        complement = clause.inherits and bool(state.copula) and bool(COMPLEMENT_START.match(text))
+        subject = None if complement else parse_subject(text, speaker, referent)
         if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
             subject = parse_subject(text[m.end() :], speaker, referent)  # "fair warning I'm allergic to ..."
             text = text[m.end() :] if subject else text
@@ -258,6 +261,10 @@ class RuleExtractor:
                 partner = Subject(m["name"], "person", 0, 0.9)
         if subject is None and clause.inherits and state.previous is not None:
             subject, rest = state.previous, text
+            if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
+                rest = f"{state.copula} {text}"
+        elif subject is not None:
+            state.copula = m[1] if (m := _COPULA_START.match(rest)) else ""
         if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
             drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
         if subject is not None:
@@ -406,6 +413,7 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
+_COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import NOT_NAMES, RELATIONS, pet_pattern, relation_of, relation_pattern
+from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
 
 NAME = r"[A-Z][a-zA-Z'\u00C0-\u017F-]+"
 ADJ = (
@@ -45,12 +45,12 @@ def possessive_subject(owner: str, speaker: str) -> str:
 
 _WE = re.compile(r"(?:I|we|We)\b")
 _COMPOUND = re.compile(
-    rf"(?:(?:my|our|My|Our)\s+(?:{ADJ}\s+)?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))(?:\s*,?\s*(?P<name>{NAME}))?|"
+    rf"(?:(?:my|our|My|Our)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))(?:\s*,?\s*(?P<name>{NAME}))?|"
     rf"(?P<solo>{NAME}))"
     r"\s*,?\s+and\s+(?:I|me)\b"
 )
 _RELATIVE = re.compile(
-    rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
+    rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
     rf"(?:\s*,\s*(?P<name>{NAME}(?:\s+{NAME})?)\s*,|\s+(?P<name2>{NAME}(?:\s+{NAME})?)(?!'s))?"
 )
 _PET_SUBJECT = re.compile(
@@ -58,7 +58,7 @@ _PET_SUBJECT = re.compile(
     rf"(?:\s*,\s*(?P<name>{NAME})\s*,|\s+(?P<name2>{NAME})(?!'s))?"
 )
 _NAMED = re.compile(
-    rf"(?P<name>{NAME}(?:\s+{NAME})?)(?:\s*,\s*(?:my|our)\s+(?:{ADJ}\s+)?(?P<rel>{_REL})\s*,)?(?=\s+[a-z]|"
+    rf"(?P<name>{NAME}(?:\s+{NAME})?)(?:\s*,\s*(?:my|our)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?P<rel>{_REL})\s*,)?(?=\s+[a-z]|"
     rf"\s*$)"
 )
 _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
@@ -68,7 +68,8 @@ _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
     r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
-    r"back from|living in(?!\s.*\b(?:is|was|has been)\b))\b",
+    r"back from|grew up|born in|raised in|live in|now living|working (?:at|for|as)|"
+    r"living in(?!\s.*\b(?:is|was|has been)\b))\b",
     re.IGNORECASE,
 )
 
@@ -97,7 +98,7 @@ def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subj
             speaker = pronoun_referent
         if m["rel2"]:  # "my sister's husband"
             rel = f"{rel}'s {m['rel2'].lower()}"
-        if name and _name_ok(name) and not rel.endswith("s"):
+        if name and _name_ok(name) and not is_plural_relation(rel):
             return Subject(name, "person", m.end(), role=rel)
         end = m.end() if not name or _name_ok(name) else m.end("rel")
         prefix = "ex-" if (m["adj"] or "").lower().startswith("ex") else ""

@@ -225,7 +225,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "from.raised", rf"{BE}\s+(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)", _place("from", 0.85, "none")
     ),
-    rule("born", r"(?:was|were)\s+born\s+(?P<rest>.+)", _born, raw=True),
+    rule("born", r"(?:(?:was|were)\s+)?[Bb]orn\s+(?P<rest>.+)", _born, raw=True),
     rule("from.native", rf"{BE}\s+(?:a\s+)?native\s+of\s+(?P<o>.+)", _place("from", 0.85, "none")),
     # travel
     rule(

@@ -13,24 +13,28 @@ RELATIONS: dict[str, str] = {
     "wife": "spouse", "husband": "spouse", "spouse": "spouse", "hubby": "spouse",
     "partner": "partner", "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner",
     "fiancé": "partner", "fiancee": "partner", "fiancée": "partner", "significant other": "partner",
-    "gf": "partner", "bf": "partner",
+    "gf": "partner", "bf": "partner", "other half": "partner", "better half": "partner",
+    "missus": "spouse", "missis": "spouse", "wifey": "spouse",
     "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "sis": "sibling",
     "stepsister": "sibling", "stepbrother": "sibling", "half-sister": "sibling", "half-brother": "sibling",
     "mom": "parent", "mum": "parent", "mother": "parent", "mommy": "parent", "mama": "parent",
     "dad": "parent",
     "father": "parent", "daddy": "parent", "papa": "parent", "stepmom": "parent", "stepdad": "parent",
-    "stepmother": "parent", "stepfather": "parent", "parent": "parent",
+    "stepmother": "parent", "stepfather": "parent", "parent": "parent", "mam": "parent", "mammy": "parent",
+    "stepmum": "parent", "pop": "parent", "pops": "parent",
     "son": "child", "daughter": "child", "kid": "child", "child": "child", "baby": "child",
     "stepson": "child", "stepdaughter": "child", "toddler": "child", "boy": "child", "girl": "child",
     "grandparent": "relative", "grandma": "relative", "grandmother": "relative", "grandpa": "relative",
     "grandfather": "relative",
-    "granny": "relative", "nana": "relative", "grandson": "relative", "granddaughter": "relative",
+    "granny": "relative", "nana": "relative", "nan": "relative", "nanna": "relative", "gran": "relative",
+    "grandad": "relative", "granddad": "relative", "grandmom": "relative", "grandmum": "relative",
+    "auntie": "relative", "aunty": "relative", "grandson": "relative", "granddaughter": "relative",
     "grandchild": "relative", "grandkid": "relative", "aunt": "relative", "uncle": "relative",
     "cousin": "relative", "niece": "relative", "nephew": "relative", "mother-in-law": "relative",
     "father-in-law": "relative", "sister-in-law": "relative", "brother-in-law": "relative",
     "son-in-law": "relative", "daughter-in-law": "relative",
     "friend": "friend", "best friend": "friend", "buddy": "friend", "pal": "friend", "bestie": "friend",
-    "bff": "friend", "childhood friend": "friend",
+    "bff": "friend", "childhood friend": "friend", "mate": "friend", "best mate": "friend",
     "family": "relative", "folks": "parent", "in-laws": "relative",
     "coworker": "colleague", "co-worker": "colleague", "colleague": "colleague", "boss": "colleague",
     "manager": "colleague", "teammate": "colleague", "supervisor": "colleague", "cofounder": "colleague",
@@ -82,6 +86,11 @@ anesthesiologist cardiologist dermatologist pediatrician paediatrician neurologi
 surgeon sonographer dispatcher operator contractor handyman roofer landscaper florist jeweler
 jeweller potter sculptor animator copywriter blogger youtuber streamer influencer podcaster
 tech aquarist technologist hygienist paramedic optician pharmacist nutritionist therapist
+postman postwoman postie solicitor barrister plasterer bricklayer labourer laborer joiner glazier
+locksmith tiler decorator gp fireman porter steward stewardess conductor fitter coder sysadmin cop
+bouncer apprentice trainee housewife househusband barman barmaid server childminder physio osteopath
+chiropractor podiatrist radiographer phlebotomist anaesthetist anesthetist orthodontist academic
+magistrate doula tradie tradesman sparky brickie fishmonger greengrocer publican registrar
 """.split()
 )
 # Words that make "I'm a/an X" a job even though the head is generic ("stay-at-home mom").
@@ -89,7 +98,8 @@ JOB_PHRASES = ("stay-at-home mom", "stay-at-home dad", "stay-at-home parent", "f
                "software engineer", "web developer", "data scientist", "graphic designer", "social worker",
                "flight attendant", "real estate agent", "truck driver", "bus driver", "personal trainer",
                "dental hygienist", "project manager", "product manager", "grad student",
-               "phd student")  # fmt: skip
+               "phd student", "care worker", "youth worker", "support worker", "social care worker",
+               "estate agent", "travel agent", "insurance agent", "letting agent")  # fmt: skip
 JOB_STATES = frozenset(
     {"retired", "unemployed", "self-employed", "between jobs", "out of work", "freelancing"}
 )
@@ -252,6 +262,12 @@ def relation_of(noun: str) -> str | None:
     if word.endswith("s") and word[:-1] in RELATIONS:
         return RELATIONS[word[:-1]]
     return None
+
+
+def is_plural_relation(noun: str) -> bool:
+    """'sisters', 'kids', 'parents' but not 'boss' or 'missus'."""
+    word = noun.lower().strip()
+    return word in _IRREGULAR_PLURALS or (word not in RELATIONS and relation_of(word) is not None)
 
 
 def is_place(name: str) -> bool:

@@ -62,24 +62,27 @@ def _relation_drafts(owner: str, rel: str, names: list[str], adj: str | None, ru
 
 
 _RELATION_APPOSITION = re.compile(
-    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b"
+    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?!')\b"
     rf"(?:\s*,\s*(?P<name>{_NAME_LIST})\s*(?=,|$|\s+(?:and|who|is|was|has|had|lives|works)\b)|"
     rf"\s+(?P<name2>{_NAME_LIST}))"
 )
 _RELATION_BEFORE = re.compile(
-    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b"
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\b"
 )
 _RELATION_IS = re.compile(
     rf"(?:^|(?<=\s))(?P<name>{_NAME_LIST})\s+(?:is|are|was|were|has been|have been)\s+{_MY}\s+"
-    rf"(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b(?!')"
+    rf"(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\b(?!')"
 )
 _RELATION_NAMED = re.compile(
-    rf"\b{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
+    rf"\b{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
     rf"\s+goes\s+by)\s+(?P<name>{NAME}(?:\s+{NAME})?)"
 )
-_RELATION_IS_NAME = re.compile(rf"^{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$")
+_RELATION_IS_NAME = re.compile(
+    rf"^{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$"
+)
 _THIRD_PARTY = re.compile(
-    rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b(?:\s*,\s*(?P<name>{NAME})\s*,|"
+    rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME})\s*,|"
     rf"\s+(?P<name2>{NAME}))"
 )
 _JOB_AT = re.compile(
@@ -99,7 +102,7 @@ _PET_IS = re.compile(
 
 
 _OF_MINE = re.compile(
-    rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
+    rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
     rf"(?:(?:named|called)\s+)?(?P<name>{NAME}(?:\s+{NAME})?)"
 )
 _FROM_WORK = re.compile(
@@ -271,7 +274,12 @@ class Owner:
 
 
 _OWNER = (
-    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|[Ii]ts|{NAME}'s|{_MY}\s+(?:{ADJ}\s+)?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|[Ii]ts|{NAME}'s|{_MY}\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+)
+
+
+_OWNER_NOUN = re.compile(
+    rf"{_MY}\s+(?:{ADJ}(?:\s+|(?<=-)))?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$"
 )
 
 
@@ -285,7 +293,7 @@ def _owner(text: str, speaker: str, referent: str | None, last_pet: str | None =
         if last_pet:  # "I adopted a puppy! His name is Oscar."
             return Owner(possessive_subject(last_pet, speaker), "pet", last_pet)
         return None
-    m = re.match(rf"{_MY}\s+(?:{ADJ}\s+)?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$", text)
+    m = _OWNER_NOUN.match(text)
     if m:
         if m["name"] and _ok(m["name"]):
             return Owner(m["name"], "person")

@@ -223,7 +223,10 @@ RULES: tuple[Rule, ...] = (
     rule(
         "name.called",
         rf"(?:am|is|was)\s+(?:called|named)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
-        lambda m, c: [Draft("name", m["o"], 0.9, kind="none", timing="none")],
+        # "my son is called Tom": the mention rules already say Tom is the son
+        lambda m, c: []
+        if c.subject.kind in ("relative", "pet")
+        else [Draft("name", m["o"], 0.9, kind="none", timing="none")],
     ),
     rule(
         "nickname.goes_by",

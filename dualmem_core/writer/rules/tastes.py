@@ -86,7 +86,17 @@ def _dislike_adj(m: re.Match[str], ctx: Context) -> list[Draft]:
     return [Draft("dislikes", o, 0.6) for o in _liked_objects(m["o"])]
 
 
+_DIET_AS_MODIFIER = frozenset(
+    "food foods restaurant restaurants option options meal meals dish dishes cafe café place places cookbook "
+    "recipe recipes cheese burger burgers sausage sausages version stuff friends friend shop".split()
+)
+
+
 def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
+    following = m.string[m.end() :].split(maxsplit=1)
+    noun = following[0].lower().strip(",.!") if following else ""
+    if noun in _DIET_AS_MODIFIER or job_head(noun):
+        return []  # "a vegan chef", "vegetarian options": the diet word describes something else
     value = (
         m["o"].lower().replace(" ", "-")
         if m["o"].lower() in ("gluten free", "dairy free", "plant based")

@@ -167,9 +167,17 @@ _CONJUNCTION = re.compile(rf"(?:,\s*|\s+)(?P<conj>{_CONJUNCTIONS})\s+", re.IGNOR
 _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone)\b)")
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
-    r",\s+(?=(?:lived|worked|moved|studied|taught|spent|started|got|went|(?:working|living|studying|teaching)"
-    r"\s+(?:as|at|in|for))\b)"
+    r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
+    r"live|work|grew up|born|raised|joined|relocated|settled|(?:working|living|studying|teaching|based)"
+    r"\s+(?:as|at|in|for|out of))\b)"
 )
+# ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
+COMPLEMENT_START = re.compile(
+    r"(?:now\s+|originally\s+|also\s+)?(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|"
+    r"self-employed\b|in\s+[A-Z]|an?\s+[a-z])"
+)
+_COMMA_COMPLEMENT = re.compile(rf",\s+(?={COMPLEMENT_START.pattern})")
+_COPULA = re.compile(r"\b(?:I am|we are|I was|we were|(?:he|she|they|it) (?:is|are|was|were))\b", re.I)
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
 _NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
@@ -232,6 +240,10 @@ def split_clauses(sentence: str) -> list[Piece]:
     for m in _COMMA_VERB.finditer(sentence):
         if not any(c[0] <= m.start() < c[1] for c in cuts):
             cuts.append((m.start(), m.end(), "", True))
+    if "," in sentence and _COPULA.search(sentence):
+        for m in _COMMA_COMPLEMENT.finditer(sentence):
+            if not any(c[0] <= m.start() < c[1] for c in cuts) and _COPULA.search(sentence[: m.start()]):
+                cuts.append((m.start(), m.end(), "", True))
     cuts.sort()
     pieces: list[Piece] = []
     start, conj, inherits = 0, "", False

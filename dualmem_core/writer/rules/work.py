@@ -24,6 +24,8 @@ _TITLES = (
 
 def job_drafts(phrase: str, confidence: float, ctx: Context, timing: str = "state") -> list[Draft]:
     """'pharmacist at Walgreens' -> job_title pharmacist + works_at Walgreens."""
+    # "electrician, self-employed": what follows the comma is another complement
+    phrase = re.split(r"\s*,\s*", phrase, maxsplit=1)[0]
     title, org = phrase, None
     split = re.search(r"\s+(?:at|for|with|in|from|on)\s+(?=\S)", phrase)
     if split:
@@ -159,10 +161,9 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     phrase = m["o"]
     lowered = phrase.lower()
     if re.match(
-        r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)"
-        r"\b(?!\s+(?:teacher|nurse|engineer|advisor|counselor))",
+        r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)\b",
         lowered,
-    ):
+    ) and not _job_noun(lowered):  # "a junior doctor", "a vegan chef" are jobs
         if re.match(r"student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
             return [Draft("job_title", "student", 0.7, kind="none")]
         return []  # handled by the likes, diet and studies rules
@@ -193,7 +194,7 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     where = _WHERE_ELSE.search(phrase)  # "a vet tech down in San Diego": where they are, not the job
     if where:
         phrase = phrase[: where.start()] + phrase[where.end() :]
-    title = re.split(r"\s+(?:at|for|with|in|from|who|that|and|but|,)\s+", phrase, maxsplit=1)[0]
+    title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
     if job_head(cut(title)):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
@@ -207,6 +208,11 @@ _WHERE_ELSE = re.compile(
     r",?\s+(?:down|up|out|over|back home)\s+in\s+"
     r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
 )
+
+
+def _job_noun(lowered: str) -> bool:
+    title = cut(re.split(r"\s+(?:at|for|with|in|from|of)\s+", lowered, maxsplit=1)[0])
+    return job_head(title) and not re.search(r"\b(?:student|students)$", title)
 
 
 def _study(m: re.Match[str], ctx: Context) -> list[Draft]:
