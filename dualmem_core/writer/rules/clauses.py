@@ -45,9 +45,14 @@ def possessive_subject(owner: str, speaker: str) -> str:
 
 _WE = re.compile(r"(?:I|we|We)\b")
 _COMPOUND = re.compile(
-    rf"(?:(?:my|our|My|Our)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))(?:\s*,?\s*(?P<name>{NAME}))?|"
-    rf"(?P<solo>{NAME}))"
+    rf"(?:(?:my|our|My|Our|the|The)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))"
+    rf"(?:\s*,?\s*(?P<name>{NAME}))?|(?P<solo>{NAME}))"
     r"\s*,?\s+and\s+(?:I|me)\b"
+)
+# "me and the missus", "me and my boyfriend Tom": the speaker first, said casually.
+_COMPOUND_ME = re.compile(
+    rf"(?:[Mm]e|I)\s+and\s+(?:(?:my|our|the)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))"
+    rf"(?:\s*,?\s*(?P<name>{NAME}))?|(?P<solo>{NAME}))(?=\s+[a-z])"
 )
 _RELATIVE = re.compile(
     rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
@@ -68,7 +73,8 @@ _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
     r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
-    r"back from|grew up|born in|raised in|live in|now living|working (?:at|for|as)|"
+    r"back from|grew up|born in|raised in|live in|now living|working (?:at|for|as)|relocated|settled|rescued|"
+    r"(?:a\s+)?(?:big|huge|massive)\s+fan\s+of|"
     r"living in(?!\s.*\b(?:is|was|has been)\b))\b",
     re.IGNORECASE,
 )
@@ -78,7 +84,7 @@ def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subj
     """The subject at the start of ``text``, resolved; None when it is unknown or not a person."""
     if _DROPPED.match(text):
         return Subject(speaker, "speaker", 0, 0.85)
-    if m := _COMPOUND.match(text):
+    if m := (_COMPOUND.match(text) or _COMPOUND_ME.match(text)):
         other = m["name"] or m["solo"]
         noun = m["rel"] or m["pet"]
         if noun and not _name_ok(other):

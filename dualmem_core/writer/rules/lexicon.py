@@ -60,7 +60,12 @@ PETS = (
     "husky", "dachshund", "terrier", "chihuahua", "pug", "german shepherd", "shepherd", "collie",
     "border collie", "spaniel", "doodle", "goldendoodle", "labradoodle", "shih tzu", "greyhound",
     "rottweiler", "pit bull", "pitbull", "schnauzer", "sheepdog", "malamute", "tabby", "maine coon",
-    "ragdoll", "siamese cat", "persian cat", "mutt", "rescue dog", "rescue cat",
+    "ragdoll", "siamese cat", "persian cat", "mutt", "rescue dog", "rescue cat", "staffy", "staffie",
+    "westie", "cockapoo", "cavapoo", "cavoodle", "springer", "springer spaniel", "jack russell",
+    "whippet", "lurcher",
+    "dalmatian", "shiba", "shiba inu", "samoyed", "vizsla", "weimaraner", "pomeranian", "moggy", "moggie",
+    "cockatoo", "axolotl", "kelpie", "heeler", "blue heeler", "sprocker", "bichon", "frenchie",
+    "french bulldog", "sausage dog", "bearded dragon", "tortoiseshell", "ginger cat", "black cat",
 )  # fmt: skip
 
 # Occupation head nouns. "I'm a <modifiers> <head>" is a job only when the head is listed here.
@@ -107,7 +112,8 @@ JOB_STATES = frozenset(
 DIETS = (
     "vegetarian", "vegan", "pescatarian", "pescetarian", "keto", "paleo", "gluten-free", "gluten free",
     "dairy-free", "dairy free", "kosher", "halal", "plant-based", "plant based", "carnivore", "flexitarian",
-    "lacto-vegetarian", "raw vegan", "teetotal", "teetotaler", "low-carb", "low carb", "whole30",
+    "lacto-vegetarian", "raw vegan", "teetotal", "teetotaler", "low-carb", "low carb", "whole30", "vego",
+    "veggie", "veggo", "teetotaller",
 )  # fmt: skip
 
 LANGUAGES = frozenset(
@@ -131,19 +137,23 @@ home apartment condo flat cabin cottage townhouse farm ranch property laptop com
 ipad tablet iphone phone smartphone camera drone piano guitar violin cello drum drums keyboard
 ukulele saxophone trumpet flute telescope console playstation xbox switch tv television e-bike
 sedan jeep pickup minivan convertible tesla prius watch ring painting printer vinyl turntable
+campervan caravan motorhome ute hatchback moped narrowboat bungalow allotment e-scooter
 """.split()
 )
 INSTRUMENTS = frozenset(
     """
 piano guitar violin cello viola bass drums drum ukulele saxophone sax trumpet trombone flute clarinet
-harp banjo mandolin harmonica accordion keyboard keyboards organ oboe tuba
+harp banjo mandolin harmonica accordion keyboard keyboards organ oboe tuba fiddle bodhran bodhrán
+whistle bagpipes synth
 """.split()
 )
 SPORTS_AND_GAMES = frozenset(
     """
 tennis soccer football basketball baseball volleyball hockey golf rugby cricket badminton squash
 pickleball softball lacrosse handball chess poker bridge sudoku pool billiards darts bowling frisbee
-ultimate polo table-tennis ping-pong video-games games dnd d&d mahjong scrabble
+ultimate polo table-tennis ping-pong video-games games dnd d&d mahjong scrabble five-a-side footy netball
+hurling camogie gaelic gaelic-football aussie-rules curling ice-hockey snooker cards board-games padel
+croquet shinty bowls
 """.split()
 )
 ACTIVITIES = frozenset(

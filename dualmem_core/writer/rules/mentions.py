@@ -78,7 +78,7 @@ _RELATION_NAMED = re.compile(
     rf"\s+goes\s+by)\s+(?P<name>{NAME}(?:\s+{NAME})?)"
 )
 _RELATION_IS_NAME = re.compile(
-    rf"^{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$"
+    rf"^{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+(?:is|are)\s+(?P<name>{_NAME_LIST})$"
 )
 _THIRD_PARTY = re.compile(
     rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?!')\b"
@@ -567,7 +567,11 @@ _HERE = re.compile(
     rf"^this is\s+(?P<n>{NAME})$"
 )
 # "Jonathan here, but call me Jon": the request follows the introduction in the same clause.
-_BUT_CALL_ME = re.compile(rf",\s*(?:but|so|and)?\s*(?:please\s+|just\s+)?call\s+me\s+(?P<o>{NAME})\b")
+_BUT_CALL_ME = re.compile(
+    r"(?:,\s*|\s+)(?:but|so|and)?\s*"
+    r"(?:(?:please|just|everyone|everybody|people|my friends|friends|most people)\s+)?"
+    rf"calls?\s+me\s+(?P<o>{NAME})\b"
+)
 
 
 def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:

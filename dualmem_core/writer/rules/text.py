@@ -45,6 +45,9 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"'d(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", " had"),
         (r"'d\b", " would"),
         (r"\bname's\b", "name is"),
+        (r"^name is\b", "my name is"),  # "Name's Dave": the speaker's own name
+        (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
+        (r"\bw/\s*|(?<=[a-z]) w (?=(?:my|our|the|a|his|her|[A-Z])\b)", " with "),
         (r"\blet's\b", "let us"),
         (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", r"\1 has"),
         (rf"\b({_SUBJECT_PRONOUNS})'s\b", r"\1 is"),
@@ -62,7 +65,8 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
-    ("name's",), ("let's",), ("'s",), ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
+    ("name's",), ("name is",), (" n ",), ("w/", " w "), ("let's",), ("'s",), ("'s",), ("gonna",),
+    ("wanna",), ("gotta",), ("kinda",),
     ("can not",), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
@@ -173,8 +177,9 @@ _COMMA_VERB = re.compile(
 )
 # ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
 COMPLEMENT_START = re.compile(
-    r"(?:now\s+|originally\s+|also\s+)?(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|"
-    r"self-employed\b|in\s+[A-Z]|an?\s+[a-z])"
+    r"(?:now\s+|originally\s+|also\s+|still\s+|(?:really|so|very|mad|well|totally|severely|quite)\s+)?"
+    r"(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|self-employed\b|in\s+[A-Z]|"
+    r"an?\s+[a-z]|allergic\s+to\b|into\b|obsessed\s+with\b|fluent\s+in\b|(?:vegetarian|vegan|pescatarian)\b)"
 )
 _COMMA_COMPLEMENT = re.compile(rf",\s+(?={COMPLEMENT_START.pattern})")
 _COPULA = re.compile(r"\b(?:I am|we are|I was|we were|(?:he|she|they|it) (?:is|are|was|were))\b", re.I)
@@ -187,6 +192,7 @@ VERB_START = re.compile(
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
     r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
 )
+_IS = re.compile(r"\b(?:is|am|are)\b")
 _COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
 _ENDS_WITH_SUBJECT = re.compile(
     r"\b(?:when|after|before|since|because|until|till|while|as|once|then|so|but)\s+"
@@ -227,12 +233,14 @@ def split_clauses(sentence: str) -> list[Piece]:
             ):
                 continue
             cuts.append((m.start(), m.end(), conj, False))
-        elif conj in ("and", "but", "and then", "and also", "and now", "then") and VERB_START.match(rest):
+        elif conj in ("and", "but", "and then", "and also", "and now", "then") and (
+            VERB_START.match(rest) or (_COPULA.search(sentence[: m.start()]) and COMPLEMENT_START.match(rest))
+        ):
             cuts.append((m.start(), m.end(), conj, True))
     for m in _COMMA.finditer(sentence):
         left_start = max((c[1] for c in cuts if c[1] <= m.start()), default=0)
         left = sentence[left_start : m.start()]
-        if len(left.split()) <= 3 and not _PRONOUN_START.search(left):
+        if len(left.split()) <= 3 and not _PRONOUN_START.search(left) and not _IS.search(left):
             continue  # "Last summer, I went ...": an adverbial, not a clause
         if any(c[0] <= m.start() < c[1] for c in cuts):
             continue

@@ -118,7 +118,10 @@ def _join(m: re.Match[str], ctx: Context) -> list[Draft]:
     value = clean(m["o"], "organization")
     if not value or not value[:1].isupper() or is_place(value):
         return []
-    return org_drafts(value, 0.7, "start")
+    out = org_drafts(value, 0.7, "start")
+    if out and (after := _AS_TITLE.search(m["o"])):  # "joined Atlassian as a senior engineer"
+        out += job_drafts(after["t"], 0.75, ctx, "start")
+    return out
 
 
 def _leave(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -143,8 +146,8 @@ def _fired(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _teach(m: re.Match[str], ctx: Context) -> list[Draft]:
-    out = org_drafts(m["o"], 0.75)
-    if out:
+    out = org_drafts(m["o"], 0.75) if m["o"][:1].isupper() or m["o"].startswith("the ") else []
+    if out or re.match(r"(?:a|an|the)\s+(?:[a-z]+\s+){0,2}(?:school|college|university|academy)\b", m["o"]):
         out.append(Draft("job_title", "teacher", 0.7, kind="none", text=f"{subject_text(ctx)} is a teacher"))
     return out
 
@@ -191,19 +194,31 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     major = re.match(r"(?P<f>[a-z][a-z ]{1,30}?)\s+major\b", phrase)
     if major:
         return [Draft("studies", major["f"], 0.75, kind="none")]
+    home = _LIVING_IN.search(phrase)  # "a Kiwi living in London"
+    if home:
+        return items("lives_in", home["o"], "place", 0.75, accept=lambda p: p[:1].isupper())
     where = _WHERE_ELSE.search(phrase)  # "a vet tech down in San Diego": where they are, not the job
     if where:
         phrase = phrase[: where.start()] + phrase[where.end() :]
     title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
+    vocative = _VOCATIVE.search(title)  # "a plumber mate": "mate" is said to the listener
+    if vocative:
+        title = phrase = title[: vocative.start()]
     if job_head(cut(title)):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
         if where and out:
             out += items("lives_in", where["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+        origin = _FROM_PLACE.search(phrase)  # "a plasterer from Essex"
+        if origin and out:
+            out += items("from", origin["o"], "place", 0.75, timing="none", accept=lambda p: p[:1].isupper())
         return out
     return []
 
 
+_LIVING_IN = re.compile(r"^[A-Za-z-]+\s+(?:living|based|settled)\s+in\s+(?P<o>[A-Z].*)")
+_VOCATIVE = re.compile(r"\s+(?:mate|bro|dude|man|lol|haha|tbh|innit|eh)$", re.I)
+_FROM_PLACE = re.compile(r"\s+from\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
 _WHERE_ELSE = re.compile(
     r",?\s+(?:down|up|out|over|back home)\s+in\s+"
     r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
@@ -303,7 +318,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:a|my)\s+new\s+job\s+|a\s+job\s+|an\s+internship\s+)?(?:at|for|with)\s+(?P<o>.+)",
         lambda m, c: org_drafts(m["o"], 0.8, "start"),
     ),
-    rule("works_at.join", r"(?P<v>joined|join|joining|joins)\s+(?P<o>[A-Z].+)", _join),
+    rule("works_at.join", r"(?P<v>joined|join|joining|joins)\s+(?P<o>(?:the\s+)?[A-Z].+)", _join),
     rule(
         "works_at.left",
         r"(?P<v>quit|left|leave|leaving|quitting|resigned|resign|resigning|retired|retire|retiring)\s+"
@@ -322,7 +337,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at.teach",
-        r"(?P<v>teach|teaches|taught|teaching)\s+(?:[a-zA-Z ]+?\s+)?(?:at|in)\s+(?P<o>[A-Z].+)",
+        r"(?P<v>teach|teaches|taught|teaching)\s+(?:(?!(?:at|in)\b)[a-zA-Z]+\s+){0,3}?(?:at|in)\s+(?P<o>.+)",
         _teach,
     ),
     rule(
