@@ -102,6 +102,7 @@ class _MessageState:
     away: bool = False  # the message speaks of a trip ("here in Rome" is then not home)
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
     copula: str = ""  # the previous clause's "am"/"is"/..., for a following bare complement
+    work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
 
     @property
     def referent(self) -> str | None:
@@ -148,6 +149,7 @@ class RuleExtractor:
         facts: list[Fact] = []
         text = normalize(message.text)
         state.away = " here " in text and bool(AWAY.search(text))
+        state.work_talk = bool(_WORK_TALK.search(text))
         for sentence in split_sentences(text):
             body = sentence.text
             if is_question(sentence):
@@ -338,7 +340,16 @@ class RuleExtractor:
         prefer_future = True if planned else (False if past else None)
         times = clause.times(prefer_future, state.now)
         core = _without_times(vp, state.now, prefer_future)
-        ctx = Context(subject, state.speaker, aspect, times, state.now, intro=clause.intro)
+        ctx = Context(
+            subject,
+            state.speaker,
+            aspect,
+            times,
+            state.now,
+            intro=clause.intro,
+            work_talk=state.work_talk,
+            people=tuple(state.people),
+        )
         if planned:
             ages = match_verb_rules(core, vp, ctx, future_only=True)
             if ages:
@@ -413,6 +424,11 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
+_WORK_TALK = re.compile(
+    r"\b(?:work|works|worked|working|job|jobs|employer|company|joined|hired|career|colleagues?|office|"
+    r"redundant|promoted|promotion|salary|boss|clients?)\b",
+    re.I,
+)
 _COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").

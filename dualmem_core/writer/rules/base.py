@@ -45,6 +45,8 @@ class Context:
     times: list[TimeExpression]
     now: datetime  # when the message was said
     intro: bool = False  # first clause of the message, or right after a greeting
+    work_talk: bool = False  # the message speaks of jobs: "I'm with Telstra" names an employer
+    people: tuple[str, ...] = ()  # people named in the message so far: "I'm with Sarah" is not an employer
     past: bool = False  # the matched verb is a past form (set per match)
 
     @property

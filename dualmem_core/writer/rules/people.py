@@ -47,11 +47,8 @@ def _turned(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
-    value = (
-        m["o"]
-        .lower()
-        .replace("a widow", "widowed")
-        .replace("in a committed relationship", "in a relationship")
+    value = re.sub(r"^a widow(?:er)?$", "widowed", m["o"].lower()).replace(
+        "in a committed relationship", "in a relationship"
     )
     value = {
         "taken": "in a relationship",
@@ -91,6 +88,20 @@ def _status_dating(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = [Draft("relationship_status", value, 0.7, kind="none")]
     if ctx.subject.co_subject and "'s " not in ctx.subject.co_subject:
         out.append(Draft("partner", ctx.subject.co_subject, 0.75))
+    return out
+
+
+def _been_with(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been with my girlfriend for 4 years': a lasting couple, not a meeting."""
+    lasting = ctx.aspect.perfect or ctx.has_time("since", "duration")
+    if not ctx.is_speaker or ctx.aspect.negated or not lasting:
+        return []
+    if ctx.past and not ctx.aspect.perfect:
+        return []
+    married = m["rel"] in ("wife", "husband", "missus")
+    out = [Draft("relationship_status", "married" if married else "in a relationship", 0.7, kind="none")]
+    if m["name"]:
+        out.append(Draft("spouse" if married else "partner", m["name"], 0.8))
     return out
 
 
@@ -236,7 +247,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "age",
         rf"(?:am|is|are)\s+(?P<q>almost\s+|nearly\s+|about\s+|over\s+)?(?P<o>{NUMBER})"
-        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*$",
+        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*(?:$|(?=,|\s+(?:and|but|so|now|today|next|this)\b))",
         _age,
     ),
     rule(
@@ -246,7 +257,18 @@ RULES: tuple[Rule, ...] = (
         _turned,
         future_ok=True,
     ),
+    rule(
+        "age.year_old",
+        rf"(?:am|is|are)\s+(?:a|an)\s+(?P<o>{NUMBER})[- ](?:years?|yrs?)[- ]old\b",
+        _age,
+    ),
     # partners and family
+    rule(
+        "status.been_with",
+        r"(?P<v>been|was|were)\s+with\s+(?:my|our|her|his)\s+(?P<rel>girlfriend|boyfriend|partner|other half|"
+        r"better half|wife|husband|missus|fiancee?|fiancée?)(?:\s*,?\s*(?P<name>[A-Z][a-z]+))?",
+        lambda m, c: _been_with(m, c),
+    ),
     rule(
         "spouse.married_to",
         r"(?P<v>am|is|are|was|were|been|got|get|getting)\s+(?:happily\s+)?married\s+to\s+(?P<o>.+)",
@@ -254,7 +276,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "spouse.married",
-        rf"(?P<v>married|marry|marries|wed)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        rf"(?P<v>married|marry|marries|wed)\s+(?:(?:my|his|her)\s+(?:[a-z-]+\s+){{0,3}}?(?:sweetheart|love|partner|"
+        rf"girlfriend|boyfriend|fianc[eé]e?|best friend)\s*,?\s*)?(?P<o>{NAME}(?:\s+{NAME})?)",
         _person("spouse", 0.85, "start"),
     ),
     rule(
@@ -268,7 +291,8 @@ RULES: tuple[Rule, ...] = (
         rf"{BE}\s+(?:happily\s+|recently\s+|newly\s+)?(?P<o>single|married|engaged|divorced|widowed|"
         rf"separated|"
         r"in a relationship|in a committed relationship|taken|a widow|a widower|dating someone|"
-        r"seeing someone)\b(?!\s+(?:to|with)\b)",
+        r"seeing someone)\b(?!\s+to\b|\s+with\s+(?!(?:a|an|one|two|three|four|five|\d+|kids|children|little|"
+        r"young|grown)\b))",
         _status,
     ),
     rule(

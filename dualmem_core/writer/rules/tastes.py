@@ -43,7 +43,7 @@ def _liked_objects(raw: str) -> list[str]:
     to_verb = re.match(r"to\s+(?P<v>[a-z]+)\b(?P<rest>.*)", raw)
     if to_verb:
         raw = to_gerund(to_verb["v"]) + to_verb["rest"]
-    raw = re.sub(r"\s+(?:over|more than|better than|instead of)\s+.*$", "", raw)
+    raw = re.sub(r"\s+(?:over|more than|better than|instead of|to\s+(?=\S+$))\s*.*$", "", raw)
     return [d.object for d in items("likes", raw, "thing", 0.8, listable=True)]
 
 
@@ -109,6 +109,8 @@ def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
     if not (ctx.aspect.negated or ctx.aspect.ended):
         return []  # "I eat pizza" is an event more than a habit; the negative is the useful fact
+    if re.match(r"(?:much|many|a lot of|as much|enough|loads of|tons of)\b", m["o"]):
+        return []  # "I don't eat much red meat": less, not none
     raw = re.sub(r"^(?:any|much|a lot of|red)\s+", lambda x: "red " if x[0].startswith("red") else "", m["o"])
     out = []
     for d in items("eats", raw, "thing", 0.8, listable=True):
@@ -199,7 +201,8 @@ def _business(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _play(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = []
-    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+    raw = re.split(r"\s+(?:with|in|on|at|for|against|every|most|twice|once|since)\s+", m["o"], maxsplit=1)[0]
+    for d in items("hobby", raw, "thing", 0.8, listable=True):
         value = d.object.lower()
         head = value.split()[-1]
         if (
@@ -222,12 +225,15 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     verb = m["v"].lower()
     timing = (
         "start"
-        if verb in ("took up", "take up", "taking up", "started", "got into", "picked up")
+        if verb in ("took up", "take up", "taking up", "taken up", "started", "got into", "picked up")
         else "state"
     )
+    took_up = verb in ("took up", "take up", "taking up", "taken up", "takes up", "got into", "getting into")
     for d in items("hobby", m["o"], "thing", 0.8, listable=True):
         value = d.object.lower().replace(" ", "-")
-        if value in ACTIVITIES or value in GO_ACTIVITIES or (value.endswith("ing") and timing == "start"):
+        if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
+            out.append(Draft("hobby", d.object, 0.7, timing=timing))  # "I've taken up pottery"
+        elif value in ACTIVITIES or value in GO_ACTIVITIES or (value.endswith("ing") and timing == "start"):
             out.append(Draft("hobby", d.object, 0.75, timing=timing))
     return out
 
@@ -240,6 +246,26 @@ def _go_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
             else []
         )
     return [Draft("hobby", m["o"], 0.75)]
+
+
+_HOBBY_REST = re.compile(
+    r"\s+(?:every|most|on|at|in|with|a lot|a bit|regularly|twice|once|three times|daily|weekly|competitively|"
+    r"when|whenever|for fun|for a club|as a hobby|nearly|almost|religiously|whenever|loads|all year|outdoors|"
+    r"indoors|year[- ]round|for (?:a|the|my) (?:club|team|county|local))\b"
+)
+_GERUND = {"run": "running", "swim": "swimming", "box": "boxing", "fence": "fencing", "ski": "skiing"}
+
+
+def _hobby_verb(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I run every morning', 'I surf most weekends': a habit in the simple present."""
+    aspect = ctx.aspect
+    if aspect.negated or aspect.past or aspect.progressive or aspect.perfect or aspect.future or ctx.past:
+        return []
+    rest = m["rest"] or ""
+    if rest.strip() and not _HOBBY_REST.match(rest):
+        return []  # "I run a business", "I fish for compliments"
+    verb = m["v"]
+    return [Draft("hobby", _GERUND.get(verb) or to_gerund(verb), 0.7)]
 
 
 def _learn(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -279,6 +305,24 @@ def _speaks(m: re.Match[str], ctx: Context) -> list[Draft]:
 RULES: tuple[Rule, ...] = (
     # preferences
     rule("likes", rf"{_V_LIKE}\s+(?P<o>.+)", _like),
+    rule(
+        "likes.support",
+        r"(?P<v>support|supports|follow|follows)\s+(?P<o>(?:the\s+)?[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,3})\s*"
+        r"(?:$|,|\s+(?:and|but|since|because|through|all|religiously|too|as well)\b)",
+        lambda m, c: [] if c.aspect.negated or c.past else [Draft("likes", d.object, 0.75) for d in items(
+            "likes", m["o"], "thing", 0.75)],
+    ),
+    rule(
+        "likes.fan",
+        r"(?:a\s+)?(?:big|huge|massive|great|die-hard|lifelong)\s+fan\s+of\s+(?P<o>.+)",
+        _like_adj,
+    ),
+    rule(
+        "hobby.verb",
+        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|row|ski|snowboard|skate|cycle|box|fence|"
+        r"dance|bake|garden|fish|kayak|paddleboard|golf)(?P<rest>\s+.*)?$",
+        lambda m, c: _hobby_verb(m, c),
+    ),
     rule(
         "likes.into",
         rf"(?:{BE}|got|get|getting)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|totally\s+|pretty\s+|"
@@ -333,13 +377,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "allergy.have",
-        r"(?:have|has)\s+(?:a|an)?\s*(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<o>[a-z-]+(?:\s+[a-z-]+)?)"
+        r"(?:have|has|got)\s+(?:a|an)?\s*(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<o>[a-z-]+(?:\s+[a-z-]+)?)"
         r"\s+(?:allergy|allergies|intolerance)\b",
         _allergy,
     ),
     rule(
         "allergy.to",
-        r"(?:have|has)\s+(?:an?\s+)?(?:allergy|allergies|intolerance|sensitivity)\s+to\s+(?P<o>.+)",
+        r"(?:have|has|got)\s+(?:an?\s+)?(?:allergy|allergies|intolerance|sensitivity)\s+to\s+(?P<o>.+)",
         _allergy,
     ),
     rule(
@@ -378,8 +422,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "hobby.do",
-        r"(?P<v>do|does|doing|practice|practices|practicing|practise|practises|practising|took up|"
-        r"take up|taking up|started|got into|getting into|picked up)\s+(?P<o>.+)",
+        r"(?P<v>do|does|doing|practice|practices|practicing|practise|practises|practising|took up|taken up|"
+        r"takes up|take up|taking up|started|got into|getting into|picked up)\s+(?P<o>.+)",
         _do_activity,
     ),
     rule(

@@ -167,8 +167,12 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
         r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)\b",
         lowered,
     ) and not _job_noun(lowered):  # "a junior doctor", "a vegan chef" are jobs
-        if re.match(r"student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
-            return [Draft("job_title", "student", 0.7, kind="none")]
+        if re.match(r"(?:[a-z]+\s+)?student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
+            out = [Draft("job_title", "student", 0.7, kind="none")]
+            # "a student studying law"
+            if field := re.search(r"\bstudying\s+(?P<f>[a-z][a-z ]{1,40})$", lowered):
+                out.append(Draft("studies", cut(field["f"]), 0.75, kind="none"))
+            return out
         return []  # handled by the likes, diet and studies rules
     pet = re.match(r"(?:huge\s+|big\s+|total\s+)?(?P<a>dog|cat)\s+(?:person|lover|fan)", lowered)
     if pet:
@@ -228,6 +232,27 @@ _WHERE_ELSE = re.compile(
 def _job_noun(lowered: str) -> bool:
     title = cut(re.split(r"\s+(?:at|for|with|in|from|of)\s+", lowered, maxsplit=1)[0])
     return job_head(title) and not re.search(r"\b(?:student|students)$", title)
+
+
+_ORG_ENDS = re.compile(
+    r"(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}\s*(?:$|,|\s+(?:now|these days|nowadays|as\s+an?)\b)"
+)
+
+
+def _be_with(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been at Google for three years', 'I'm with Telstra' when the message is about work."""
+    lasting = ctx.aspect.perfect and ctx.has_time("duration", "since")
+    if ctx.aspect.negated or (ctx.aspect.past and not (ctx.aspect.perfect or ctx.aspect.ended)):
+        return []  # "I was at Google for the day"
+    if not lasting:
+        # Without a duration only a message about work, and an object that ends the clause, will do;
+        # "with" also says who one is with, so it needs the job to have ended ("no longer with Vodafone").
+        if not ctx.work_talk or not _ORG_ENDS.match(m["o"]) or (m["p"] == "with" and not ctx.aspect.ended):
+            return []
+    value = clean(m["o"], "organization")
+    if not value or is_place(value) or not value[:1].isupper() or value in ctx.people:
+        return []
+    return org_drafts(value, 0.7)
 
 
 def _study(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -369,6 +394,17 @@ RULES: tuple[Rule, ...] = (
         r"grad student|graduate student|phd student|phd candidate|undergrad|undergraduate|postgrad|alum|"
         r"alumnus|alumna)\s+(?:at|of|in)\s+(?P<o>.+)",
         simple("studies_at", "organization", 0.85),
+    ),
+    rule(
+        "studies_at.year",
+        rf"{BE}\s+in\s+(?:my|his|her|their)\s+(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+year\s+"
+        r"(?:at|of)\s+(?P<o>[A-Z].+)",
+        simple("studies_at", "organization", 0.8),
+    ),
+    rule(
+        "works_at.be_with",
+        r"(?P<v>am|is|are|was|were|been)\s+(?P<p>at|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
+        lambda m, c: _be_with(m, c),
     ),
     rule(
         "studies_at.attend",
