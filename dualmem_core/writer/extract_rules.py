@@ -103,6 +103,7 @@ class _MessageState:
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
     copula: str = ""  # the previous clause's "am"/"is"/..., for a following bare complement
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
+    moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
 
     @property
     def referent(self) -> str | None:
@@ -119,6 +120,7 @@ class _Clause:
     subordinate: bool
     inherits: bool
     conjunction: str = ""  # the word that introduced the clause ("when", "but")
+    said: str = ""  # the clause as said, before discourse markers ("now", "so") were stripped
     hobby_hint: bool = False
     weight: float = 1.0
     dated: str = ""  # the clause with its leading time adverbials, which dates resolve over
@@ -150,6 +152,7 @@ class RuleExtractor:
         text = normalize(message.text)
         state.away = " here " in text and bool(AWAY.search(text))
         state.work_talk = bool(_WORK_TALK.search(text))
+        state.moved = not state.away and bool(_MOVE_TALK.search(text))
         for sentence in split_sentences(text):
             body = sentence.text
             if is_question(sentence):
@@ -172,6 +175,7 @@ class RuleExtractor:
                     subordinate=piece.conjunction in _SUBORDINATORS,
                     inherits=piece.inherits_subject,
                     conjunction=piece.conjunction,
+                    said=piece.text,
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
@@ -202,6 +206,8 @@ class RuleExtractor:
             text = text[m.end() :]
         if state.last_place and " there" in text:
             text = _THERE.sub(lambda t: _there(t, state.last_place or ""), text)
+        if state.last_place and not state.away and " here" in text:  # "im in Newcastle, moved here in May"
+            text = _MOVED_HERE.sub(f"moved to {state.last_place}", text)
         continuing = clause.inherits and bool(_GERUND_START.match(text))
         clause.dated = text
         if continuing and state.previous_dated and not dates.find_time_expressions(text, state.now):
@@ -250,6 +256,8 @@ class RuleExtractor:
                 state.people.append(draft.object)
 
         text = _RELATIVE_CLAUSE.sub("", _AGE_ASIDE.sub("", text))
+        if clause.inherits and not state.copula and state.previous and state.previous.kind == "speaker":
+            state.copula = "am now" if _NOW_IN.match(clause.said) else ""  # "Left Sydney, now in Melbourne"
         complement = clause.inherits and bool(state.copula) and bool(COMPLEMENT_START.match(text))
         subject = None if complement else parse_subject(text, speaker, referent)
         if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
@@ -285,6 +293,8 @@ class RuleExtractor:
                 state.last_place = draft.object
         for place, _ in proper_entities(text):
             state.last_place = place
+        if (m := _BE_IN_PLACE.search(text)) and not state.away:
+            state.last_place = m["o"]  # "im in Newcastle, moved here in September": here is Newcastle
         state.previous_dated = clause.dated or clause.text
         if named:
             state.people.append(named)  # "her name is Jess, she's a researcher": Jess is "she" from here on
@@ -348,6 +358,7 @@ class RuleExtractor:
             state.now,
             intro=clause.intro,
             work_talk=state.work_talk,
+            moved=state.moved,
             people=tuple(state.people),
         )
         if planned:
@@ -424,6 +435,7 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
+_MOVE_TALK = re.compile(r"\b(?:moved|relocated|left|settled|emigrated|moving)\b", re.I)
 _WORK_TALK = re.compile(
     r"\b(?:work|works|worked|working|job|jobs|employer|company|joined|hired|career|colleagues?|office|"
     r"redundant|promoted|promotion|salary|boss|clients?)\b",
@@ -445,6 +457,11 @@ _THERE = re.compile(
     r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been)\s+there\b"
     r"(?!\s+(?:before|once|twice|already|yet))"
 )
+_NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
+_BE_IN_PLACE = re.compile(
+    r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+)
+_MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 

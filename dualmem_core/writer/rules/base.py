@@ -46,6 +46,7 @@ class Context:
     now: datetime  # when the message was said
     intro: bool = False  # first clause of the message, or right after a greeting
     work_talk: bool = False  # the message speaks of jobs: "I'm with Telstra" names an employer
+    moved: bool = False  # the message speaks of a move: "we're in Sheffield now" is then a home
     people: tuple[str, ...] = ()  # people named in the message so far: "I'm with Sarah" is not an employer
     past: bool = False  # the matched verb is a past form (set per match)
 

@@ -146,6 +146,7 @@ class Aspect:
     intent_words: str = ""  # as said: "looking forward to", "planning to"
     hedged: bool = False
     still: bool = False  # "we're still in Sacramento": a state that continues
+    now: bool = False  # "I'm now in Melbourne": a state that holds from some change on
 
 
 _ADVERBS = (
@@ -285,6 +286,7 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
             break
     if m := _COPULA_ADVERBS.match(text):
         aspect.still = aspect.still or bool(re.search(r"\bstill\b", m["adv"], re.I))
+        aspect.now = aspect.now or bool(re.search(r"\bnow\b", m["adv"], re.I))
         text = f"{m['be']} {text[m.end() :]}"
     if _ANY_MORE.search(text):
         aspect.ended = True

@@ -62,10 +62,19 @@ def _move_away(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     # "I've been in Denver since May" or "we're still in Denver" is where someone lives; "I'm in Denver"
     # alone may be a visit.
-    lasting = ctx.aspect.still and not (ctx.past or ctx.aspect.past)
+    present = not (ctx.past or ctx.aspect.past)
+    lasting = present and (
+        ctx.aspect.still
+        or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
+        or (ctx.moved and (ctx.aspect.now or bool(_NOW.search(m["o"]))))  # "moved up ..., we're in Leeds now"
+    )
     if not (lasting or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
         return []
     return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+
+
+_THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
+_NOW = re.compile(r"\bnow\b")
 
 
 def _born(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -175,12 +184,14 @@ RULES: tuple[Rule, ...] = (
         "lives_in.move",
         r"(?P<v>moved|move|moves|moving|relocated|relocate|relocating|relocates)\s+(?:(?:back|over|here|there|"
         r"home|all the way|up|down|out|across|away|in)\s+){0,3}"
-        r"(?:from\s+(?P<frm>.+?)\s+)?(?:to|into)\s+(?P<o>.+)",
+        r"(?:from\s+(?P<frm>.+?)\s+)?(?:to|into|together\s+in)\s+(?P<o>.+)",
         _move,
     ),
     rule(
         "lives_in.move_away",
-        r"(?P<v>moved|move|moving|relocated)\s+(?:here\s+|there\s+)?(?:away from|out of|from)\s+(?P<o>.+)",
+        r"(?P<v>moved|move|moving|relocated)\s+(?:(?:here|there|up|down|over|back|out)\s+)?"
+        r"(?:away from|out of|from)\s+"
+        r"(?P<o>(?:(?!\bto\b).)+)$",
         _move_away,
     ),
     rule(
@@ -198,7 +209,18 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>call|calls|called)\s+(?P<o>[A-Z][\w .,'-]*?)\s+home\b",
         _place("lives_in", 0.8),
     ),
-    rule("lives_in.in_since", rf"{BE}\s+in\s+(?P<o>[A-Z].+)", _in_since),
+    rule(
+        "lives_in.in_since",
+        rf"{BE}\s+(?:(?:down|up|out|over|back)\s+)?in\s+(?P<o>[A-Z].+)",
+        _in_since,
+        raw=True,  # "these days", "now" and "since May" say it is a home, not a visit
+    ),
+    rule(
+        "works_at.in_working",
+        rf"{BE}\s+(?:(?:down|up|out|over|back)\s+)?in\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*,?\s+working\s+"
+        r"(?:at|for)\s+(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past else org_drafts(m["o"], 0.75),
+    ),
     rule(
         "lives_in.left_for",
         r"(?P<v>left|leave|leaving|leaves)\s+(?P<frm>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+for\s+(?P<o>[A-Z].+)",

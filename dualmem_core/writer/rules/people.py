@@ -105,6 +105,16 @@ def _been_with(m: re.Match[str], ctx: Context) -> list[Draft]:
     return out
 
 
+def _pet_died(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'My dog Luna passed away last year': the pet was the speaker's and is no more."""
+    if ctx.subject.kind != "pet" or ctx.aspect.negated or ctx.aspect.future or ctx.aspect.modal:
+        return []
+    named = "'s " not in ctx.subject.name
+    value = ctx.subject.name if named else ctx.subject.role
+    kind = "pet" if named else "none"
+    return [Draft("pet", value, 0.95, subject=ctx.speaker, timing="end", ended=True, kind=kind)]
+
+
 def _person(predicate: str, confidence: float, timing: str = "state", ended: bool = False) -> Builder:
     def build(m: re.Match[str], ctx: Context) -> list[Draft]:
         people = names_in(m["o"])
@@ -335,6 +345,12 @@ RULES: tuple[Rule, ...] = (
         rf"(?:baby\s+)?(?P<sex>boy|girl|baby|son|daughter)(?:\s*,?\s*(?:an?\s+(?:baby\s+)?(?:boy|girl)\s+)?"
         rf"(?:(?:named|called)\s+)?(?P<names>{NAMES}))?",
         _baby,
+    ),
+    rule(
+        "pet.died",
+        r"(?P<v>passed away|died|passed|was put down|was put to sleep|got put down|"
+        r"crossed the rainbow bridge)\b",
+        _pet_died,
     ),
     # pets
     rule(

@@ -361,6 +361,14 @@ RULES: tuple[Rule, ...] = (
         r"(?P<o>[a-z0-9-]+(?:\s+[a-z-]+)?)\s+diet\b",
         _diet,
     ),
+    rule(
+        "diet.stopped",
+        rf"(?P<v>stopped|stop|quit|gave up)\s+being\s+(?:a\s+|an\s+)?(?P<o>{_DIET})\b",
+        lambda m, c: [] if c.aspect.negated else [
+            Draft("diet", m["o"].lower(), 0.8, kind="none", timing="end", ended=True)
+        ],
+        flags=re.I,
+    ),
     rule("eats", r"(?P<v>eat|eats|drink|drinks|touch|touches)\s+(?P<o>.+)", _eats),
     rule(
         "eats.started",

@@ -172,7 +172,8 @@ _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
     r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
-    r"live|work|grew up|born|raised|joined|relocated|settled|(?:working|living|studying|teaching|based)"
+    r"now\s+in(?=\s+[A-Z])|live|work|grew up|born|raised|joined|relocated|settled|"
+    r"(?:working|living|studying|teaching|based)"
     r"\s+(?:as|at|in|for|out of))\b)"
 )
 # ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
