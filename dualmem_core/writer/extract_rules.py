@@ -454,7 +454,7 @@ _GERUND_START = re.compile(
     r"(?:working|living|studying|teaching|staying|renting|doing|running)\s+(?:as|at|in|for|on)\b"
 )
 _THERE = re.compile(
-    r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been)\s+there\b"
+    r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been|still)\s+there\b"
     r"(?!\s+(?:before|once|twice|already|yet))"
 )
 _NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
@@ -478,8 +478,8 @@ def _until_time(text: str, now: datetime) -> str:
 def _there(m: re.Match[str], place: str) -> str:
     """'lived there' -> 'lived in Fresno'; 'moved there' -> 'moved to Fresno'."""
     verb = m["v"]
-    if verb == "been":
-        return f"been in {place}"
+    if verb in ("been", "still"):
+        return f"{verb} in {place}"
     return f"{verb} {'to' if verb == 'moved' else 'in'} {place}"
 
 

@@ -63,6 +63,9 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     # "I've been in Denver since May" or "we're still in Denver" is where someone lives; "I'm in Denver"
     # alone may be a visit.
     present = not (ctx.past or ctx.aspect.past)
+    if present and not ctx.is_speaker and not ctx.times and _ENDS_AT_PLACE.match(m["o"]):
+        # "my sister's in Chicago": where someone else is, said in passing, is where they live
+        return items("lives_in", m["o"], "place", 0.55, accept=lambda p: p[:1].isupper())
     lasting = present and (
         ctx.aspect.still
         or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
@@ -75,6 +78,9 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 _THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
 _NOW = re.compile(r"\bnow\b")
+_ENDS_AT_PLACE = re.compile(
+    r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now|these days)?\s*$"
+)
 
 
 def _born(m: re.Match[str], ctx: Context) -> list[Draft]:

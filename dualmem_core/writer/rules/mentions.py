@@ -73,6 +73,10 @@ _RELATION_IS = re.compile(
     rf"(?:^|(?<=\s))(?P<name>{_NAME_LIST})\s+(?:is|are|was|were|has been|have been)\s+{_MY}\s+"
     rf"(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\b(?!')"
 )
+_PRONOUN_IS_REL = re.compile(
+    rf"^(?:[Hh]e|[Ss]he)\s+(?:is|was)\s+(?:now\s+|officially\s+)?{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?"
+    rf"(?P<rel>{_REL})\b(?!')"
+)
 _RELATION_NAMED = re.compile(
     rf"\b{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
     rf"\s+goes\s+by)\s+(?P<name>{NAME}(?:\s+{NAME})?)"
@@ -207,6 +211,8 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
         out += _relation_drafts(
             owner, m["rel"], _people(m["name"] or m["name2"], plural), m["adj"], "relation.apposition"
         )
+    if referent and (m := _PRONOUN_IS_REL.match(text)):  # "she's my girlfriend now": the one person named
+        out += _relation_drafts(speaker, m["rel"], [referent], m["adj"], "relation.is")
     for pattern, rule in (
         (_RELATION_BEFORE, "relation.apposition"),
         (_RELATION_NAMED, "relation.named"),
