@@ -221,6 +221,13 @@ class RuleExtractor:
             state.until = _until_time(text, state.now)
         text = _skip_leading_time(text, state.now)
         clause.text = text
+        if state.last_pet and (m := _PET_CALLED.match(text)):  # "I adopted a cat! she's called Biscuit"
+            pet = state.last_pet
+            state.last_pet = None
+            said = f"{state.speaker} has a {pet} named {m['name']}"
+            draft = Draft("pet", m["name"], 0.85, rule="pet.called", text=said)
+            fact = self._finish(draft, Subject(state.speaker, "speaker", 0), Aspect(), clause, state)
+            return [fact] if fact else []
         named = (
             m["name"]
             if (m := _NAME_IS.match(text)) and state.referent is None and not state.last_pet
@@ -462,6 +469,7 @@ _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 _MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
+_PET_CALLED = re.compile(r"^(?:he|she|it)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 

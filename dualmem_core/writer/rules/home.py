@@ -71,13 +71,20 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
         or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
         or (ctx.moved and (ctx.aspect.now or bool(_NOW.search(m["o"]))))  # "moved up ..., we're in Leeds now"
     )
-    if not (lasting or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
+    span = ctx.aspect.perfect and bool(_SPAN.search(m["o"]))  # "we've been in Toronto about two years"
+    if not (lasting or span or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
         return []
     return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
 
 
 _THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
 _NOW = re.compile(r"\bnow\b")
+_SPAN = re.compile(
+    r"\b(?:(?:about|around|nearly|almost|over|going on)\s+"
+    r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|\d+)\s+(?:years?|months?)|"
+    r"for\s+(?:ages|years|decades|a while|a long time)|"
+    r"(?:my|our|his|her|their) whole li(?:fe|ves)|all (?:my|our|his|her|their) li(?:fe|ves))\b"
+)
 _ENDS_AT_PLACE = re.compile(
     r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now|these days)?\s*$"
 )

@@ -183,7 +183,7 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
 def here_in(text: str, speaker: str) -> list[Draft]:
     """'I'm a designer at an agency here in Denver': the speaker is in Denver (said of themself only)."""
     out = []
-    if m := _HERE_IN.search(text):
+    if (m := _HERE_IN.search(text)) and m["o"].split()[0].lower() not in NOT_NAMES:  # "got here in March"
         for d in items("lives_in", m["o"], "place", 0.6):
             d.rule, d.subject, d.timing = "lives_in.here_in", speaker, "none"
             out.append(d)

@@ -229,7 +229,8 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
         else "state"
     )
     took_up = verb in ("took up", "take up", "taking up", "taken up", "takes up", "got into", "getting into")
-    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+    raw = re.split(r"\s+(?:for|since|at|in|with|on|every|last|this|when|because)\s+", m["o"], maxsplit=1)[0]
+    for d in items("hobby", raw, "thing", 0.8, listable=True):
         value = d.object.lower().replace(" ", "-")
         if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
             out.append(Draft("hobby", d.object, 0.7, timing=timing))  # "I've taken up pottery"
@@ -368,6 +369,13 @@ RULES: tuple[Rule, ...] = (
             Draft("diet", m["o"].lower(), 0.8, kind="none", timing="end", ended=True)
         ],
         flags=re.I,
+    ),
+    rule(
+        "eats.drink",  # "I don't drink (anymore)": alcohol, by the idiom
+        r"(?P<v>drink|drinks)\s*(?:$|,|\s+(?:at all|much|these days|alcohol|booze)\s*$)",
+        lambda m, c: [Draft("eats", "alcohol", 0.75, negated=True)]
+        if (c.aspect.negated or c.aspect.ended) and "much" not in m[0]
+        else [],
     ),
     rule("eats", r"(?P<v>eat|eats|drink|drinks|touch|touches)\s+(?P<o>.+)", _eats),
     rule(

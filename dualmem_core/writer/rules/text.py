@@ -17,6 +17,13 @@ _PARTICIPLES = (
     r"written|driven|eaten|flown|come|lost|found|heard|told|said|thought|kept|sent|spent|built|felt|held|"
     r"brought|taught|won|sold|read|run|never|always|just|already|finally|recently|\w+ed)"
 )
+# Participles that after "'s" describe a state ("she's married", "he's obsessed"): "is", not "has".
+_STATES = (
+    r"(?:obsessed|married|engaged|divorced|separated|widowed|retired|based|located|interested|excited|scared|"
+    r"tired|bored|stressed|qualified|employed|unemployed|named|called|pleased|thrilled|worried|convinced|"
+    r"settled|fascinated|hooked|addicted|involved|related|born|raised|obsessed|allergic|self-employed|"
+    r"vaccinated|pregnant|expecting|adopted|spoiled|spoilt|trained|certified|registered|blessed|used)"
+)
 _SUBJECT_PRONOUNS = r"(?:he|she|it|that|there|what|who|where|here|this|everyone|everything|nobody|someone)"
 # After a name or noun, "'s" is "is"/"has" only before these; otherwise it is a possessive.
 _IS_AFTER_NOUN = (
@@ -49,7 +56,7 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
         (r"\bw/\s*|(?<=[a-z]) w (?=(?:my|our|the|a|his|her|[A-Z])\b)", " with "),
         (r"\blet's\b", "let us"),
-        (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", r"\1 has"),
+        (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?(?!{_STATES}\b){_PARTICIPLES}\b)", r"\1 has"),
         (rf"\b({_SUBJECT_PRONOUNS})'s\b", r"\1 is"),
         (r"\bgonna\b", "going to"),
         (r"\bwanna\b", "want to"),

@@ -204,7 +204,7 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     where = _WHERE_ELSE.search(phrase)  # "a vet tech down in San Diego": where they are, not the job
     if where:
         phrase = phrase[: where.start()] + phrase[where.end() :]
-    title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
+    title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|on|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
     vocative = _VOCATIVE.search(title)  # "a plumber mate": "mate" is said to the listener
     if vocative:
         title = phrase = title[: vocative.start()]
@@ -314,7 +314,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at",
-        rf"{_V_WORK}\s+{_WORK_HOW}(?:at|for)\s+(?P<o>.+)",
+        rf"{_V_WORK}\s+{_WORK_HOW}(?:in\s+(?![A-Z][a-z])(?:[A-Za-z&-]+\s+){{1,2}}?)?(?:at|for)\s+(?P<o>.+)",
         _work_at,
     ),
     rule("works_at.in", rf"{_V_WORK}\s+in\s+(?P<o>.+)", _work_in),
@@ -374,6 +374,13 @@ RULES: tuple[Rule, ...] = (
         "job.copula",
         r"(?P<v>am|is|are|was|were|been|be|become|became|becoming)\s+(?:a|an)\s+(?P<o>.+)",
         _copula_a,
+    ),
+    rule(
+        "job.freelancing",  # "I'm freelancing now": the progressive peeled the copula off
+        r"(?P<o>freelancing|contracting|job hunting|job-hunting|job searching)\b(?!\s+(?:for|at|with)\b)",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.aspect.progressive
+        else [Draft("job_title", "freelancing" if m["o"] == "freelancing" else m["o"], 0.7, kind="none")],
     ),
     rule(
         "job.state",
