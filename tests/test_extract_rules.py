@@ -552,3 +552,120 @@ def test_normalize_skips_only_replacements_that_cannot_apply() -> None:
         s = " ".join(rng.choice(words) for _ in range(rng.randint(1, 8)))
         s = s.upper() if rng.random() < 0.1 else s
         assert T.normalize(s) == every_replacement(s), s
+
+
+# ------------------------------------------------------------------ constructions beyond the tune fixture
+# Each case is (sentence, expected (subject, predicate, object[, negated]) triples, ended objects): the
+# triples must all be extracted, and the facts whose objects are listed last must have ended.
+CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
+    # the same subject and copula across commas and "and"
+    (
+        "I'm 52, from Galway, and I love sea swimming",
+        [("user", "age", "52"), ("user", "from", "Galway")],
+        [],
+    ),
+    ("i'm a welder, married to Sian", [("user", "job_title", "welder"), ("user", "spouse", "Sian")], []),
+    ("I'm vegan and allergic to sesame", [("user", "diet", "vegan"), ("user", "allergy", "sesame")], []),
+    ("Raised in Cork, living in Leeds now", [("user", "from", "Cork"), ("user", "lives_in", "Leeds")], []),
+    (
+        "Left Perth in 2019, now in Darwin working for Santos",
+        [("user", "lives_in", "Darwin"), ("user", "works_at", "Santos"), ("user", "lives_in", "Perth")],
+        ["Perth"],
+    ),
+    # relation words of British, Irish and Australian English
+    ("My best mate Baz is a sparky", [("user", "friend", "Baz"), ("Baz", "job_title", "sparky")], []),
+    ("my nan's 88", [("user's nan", "age", "88")], []),
+    ("me and the missus live in Tralee", [("user", "lives_in", "Tralee")], []),
+    ("My other half is called Dee", [("user", "partner", "Dee")], []),
+    (
+        "My ex-wife Carol lives in Hull",
+        [("user", "spouse", "Carol"), ("Carol", "lives_in", "Hull")],
+        ["Carol"],
+    ),
+    ("My boss Nadia is from Quebec", [("user", "colleague", "Nadia"), ("Nadia", "from", "Quebec")], []),
+    ("Our kids are Ada and Ben", [("user", "child", "Ada"), ("user", "child", "Ben")], []),
+    ("I met Joe at uni. He's my husband now", [], []),
+    # work
+    ("I joined the Civil Service in 2015", [("user", "works_at", "Civil Service")], []),
+    (
+        "just joined Xero as a support analyst",
+        [("user", "works_at", "Xero"), ("user", "job_title", "support analyst")],
+        [],
+    ),
+    ("I've been at Atlassian for six years", [("user", "works_at", "Atlassian")], []),
+    (
+        "I used to work at Aldi but now I'm at Lidl",
+        [("user", "works_at", "Lidl"), ("user", "works_at", "Aldi")],
+        ["Aldi"],
+    ),
+    ("My flatmate Ade is a junior doctor", [("Ade", "job_title", "junior doctor")], []),
+    ("I'm a bricklayer from Kent", [("user", "job_title", "bricklayer"), ("user", "from", "Kent")], []),
+    ("yeah I'm a postie mate", [("user", "job_title", "postie")], []),
+    ("I'm an Aussie living in Dublin", [("user", "lives_in", "Dublin")], []),
+    ("I'm in my final year at Queen's", [("user", "studies_at", "Queen's")], []),
+    ("I'm freelancing these days", [("user", "job_title", "freelancing")], []),
+    # home
+    ("We're out in Geelong these days", [("user", "lives_in", "Geelong")], []),
+    (
+        "we moved down from Leeds last year, we're in Bath now",
+        [("user", "lives_in", "Bath"), ("user", "lives_in", "Leeds")],
+        ["Leeds"],
+    ),
+    ("I'm in Regina, moved here in May", [("user", "lives_in", "Regina")], []),
+    ("my brother's in Winnipeg", [("user's brother", "lives_in", "Winnipeg")], []),
+    ("We've been in Hamilton about three years", [("user", "lives_in", "Hamilton")], []),
+    # tastes, habits, diet
+    ("I swim most mornings", [("user", "hobby", "swimming")], []),
+    ("I support Hibs", [("user", "likes", "Hibs")], []),
+    ("Massive fan of the Blue Jays", [("user", "likes", "Blue Jays")], []),
+    ("I prefer cats to dogs", [("user", "likes", "cats")], []),
+    ("I've taken up archery", [("user", "hobby", "archery")], []),
+    ("I play padel with my sister on Fridays", [("user", "hobby", "padel")], []),
+    ("I've got a shellfish allergy", [("user", "allergy", "shellfish")], []),
+    ("I don't drink", [("user", "eats", "alcohol", True)], []),
+    ("I gave up being vegan in March", [("user", "diet", "vegan")], ["vegan"]),
+    ("been a veggie for years", [("user", "diet", "veggie")], []),
+    ("she's obsessed with horses", [], []),
+    # people and pets
+    ("I'm a widow", [("user", "relationship_status", "widowed")], []),
+    ("I'm married with three kids", [("user", "relationship_status", "married")], []),
+    ("I've been with my boyfriend for two years", [("user", "relationship_status", "in a relationship")], []),
+    ("I married my childhood sweetheart, Eoin", [("user", "spouse", "Eoin")], []),
+    ("I'm a 38 year old dad", [("user", "age", "38")], []),
+    ("My name's Ciarán but everyone calls me Kiki", [("user", "nickname", "Kiki")], []),
+    ("my westie Hamish hates the rain", [("user", "pet", "Hamish")], []),
+    ("Our cat Tilly died in January", [("user", "pet", "Tilly")], ["Tilly"]),
+    ("We adopted a kitten yesterday. She's called Mabel", [("user", "pet", "Mabel")], []),
+    ("My nephew Kai is 9 and obsessed with Lego", [("Kai", "age", "9"), ("Kai", "likes", "Lego")], []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected", "ended"), CARRY_OVER, ids=[c[0][:40] for c in CARRY_OVER])
+def test_carries_over_to_new_wording(text: str, expected: list[tuple], ended: list[str]) -> None:
+    facts = extract(text)
+    got = triples(facts)
+    for triple in expected:
+        assert _key(*triple) in got, f"{triple} missing from {sorted(got)}"
+    for obj in ended:
+        assert find(facts, next(t[1] for t in expected if t[2] == obj), obj).valid_to is not None, obj
+
+
+CARRY_OVER_NOTHING = [
+    "My friend reckons I should move to Leeds",
+    "I'm with Sarah after work",
+    "I'm at Tesco, want anything?",
+    "I run a small bakery",  # a business, not a habit of running
+    "I don't eat much red meat",
+    "I'm in Rome for the weekend",
+    "my sister is in Chicago this week",
+    "we got here in March",
+    "I'm no longer with Sam",
+    "Imagine if I lived in Paris",
+]
+
+
+@pytest.mark.parametrize("text", CARRY_OVER_NOTHING)
+def test_carry_over_does_not_invent(text: str) -> None:
+    judged = [f for f in extract(text) if f.predicate not in ("plans", "event")]
+    invented = [f for f in judged if f.predicate in ("works_at", "lives_in", "hobby", "eats")]
+    assert not invented, [(f.subject, f.predicate, f.object) for f in invented]

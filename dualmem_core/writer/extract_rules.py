@@ -280,8 +280,8 @@ class RuleExtractor:
             subject, rest = state.previous, text
             if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
                 rest = f"{state.copula} {text}"
-        elif subject is not None:
-            state.copula = m[1] if (m := _COPULA_START.match(rest)) else ""
+        else:
+            state.copula = m[1] if subject is not None and (m := _COPULA_START.match(rest)) else ""
         if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
             drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
         if subject is not None:
@@ -469,7 +469,7 @@ _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 _MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
-_PET_CALLED = re.compile(r"^(?:he|she|it)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
+_PET_CALLED = re.compile(r"^(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 

@@ -258,7 +258,9 @@ RULES: tuple[Rule, ...] = (
         _place("from", 0.85, "none"),
     ),
     rule(
-        "from.raised", rf"{BE}\s+(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)", _place("from", 0.85, "none")
+        "from.raised",
+        rf"(?:{BE}\s+)?(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)",
+        _place("from", 0.85, "none"),
     ),
     rule("born", r"(?:(?:was|were)\s+)?[Bb]orn\s+(?P<rest>.+)", _born, raw=True),
     rule("from.native", rf"{BE}\s+(?:a\s+)?native\s+of\s+(?P<o>.+)", _place("from", 0.85, "none")),

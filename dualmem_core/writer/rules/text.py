@@ -190,7 +190,10 @@ COMPLEMENT_START = re.compile(
     r"an?\s+[a-z]|allergic\s+to\b|into\b|obsessed\s+with\b|fluent\s+in\b|(?:vegetarian|vegan|pescatarian)\b)"
 )
 _COMMA_COMPLEMENT = re.compile(rf",\s+(?={COMPLEMENT_START.pattern})")
-_COPULA = re.compile(r"\b(?:I am|we are|I was|we were|(?:he|she|they|it) (?:is|are|was|were))\b", re.I)
+_COPULA = re.compile(
+    r"\b(?:[Ii] am|[Ww]e are|[Ii] was|[Ww]e were|"
+    r"(?:[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z]+|[Mm]y [a-z-]+) (?:is|are|was|were))\b"
+)
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
 _NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
