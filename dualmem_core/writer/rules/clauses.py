@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
 
-NAME = r"[A-Z][a-zA-Z'\u00C0-\u017F-]+"
+NAME = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-zA-Z'\u00C0-\u017F-]+"  # "Álvaro", "Émile" too
 ADJ = (
     r"(?:older|younger|little|big|baby|twin|best|oldest|youngest|eldest|late|ex-?|step-?|new|dear|sweet|"
     r"lovely|beautiful|amazing|wonderful|good|close|old|other|middle|favou?rite|adorable|awesome|first)"

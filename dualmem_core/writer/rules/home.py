@@ -245,6 +245,13 @@ RULES: tuple[Rule, ...] = (
         r"(?:(?:in|down|up|over|out|across)\s+)*from\s+(?P<o>[A-Z].+)",
         _coming_from,
     ),
+    rule(
+        "lives_in.rent",
+        r"(?P<v>rent|rents|renting|share|shares|sharing)\s+(?:a|an|the|this)\s+(?:(?:small|tiny|little|nice|big|"
+        r"two-bed|one-bed|three-bed)\s+)?(?:flat|house|place|apartment|room|terrace|semi|bedsit|studio|condo)\s+"
+        r"(?:(?:in|near|outside)\s+)(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past else _place("lives_in", 0.75)(m, c),
+    ),
     # where someone is from
     rule("from", rf"{BE}\s+(?:originally\s+)?from\s+(?P<o>.+)", _place("from", 0.9, "none")),
     rule(

@@ -14,7 +14,7 @@ RELATIONS: dict[str, str] = {
     "partner": "partner", "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner",
     "fiancé": "partner", "fiancee": "partner", "fiancée": "partner", "significant other": "partner",
     "gf": "partner", "bf": "partner", "other half": "partner", "better half": "partner",
-    "missus": "spouse", "missis": "spouse", "wifey": "spouse",
+    "fella": "partner", "missus": "spouse", "missis": "spouse", "wifey": "spouse",
     "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "sis": "sibling",
     "stepsister": "sibling", "stepbrother": "sibling", "half-sister": "sibling", "half-brother": "sibling",
     "mom": "parent", "mum": "parent", "mother": "parent", "mommy": "parent", "mama": "parent",

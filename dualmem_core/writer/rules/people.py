@@ -262,7 +262,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "age.turned",
-        rf"(?P<v>turned|turn|turning|turns|be)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+        rf"(?P<v>turned|turn|turning|turns|be|hit|hits|hitting)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
         r"\s*(?:$|(?=,|!|\s+(?:and|but|so|on|in|at|this|last|next|today|tomorrow|yesterday)\b))",
         _turned,
         future_ok=True,

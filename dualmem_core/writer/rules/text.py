@@ -32,6 +32,18 @@ _IS_AFTER_NOUN = (
     r"dating|learning|taking|planning|allergic|vegan|vegetarian|\d+)\b"
 )
 
+_AFTER_PAST = {
+    "moving": "moved", "starting": "started", "getting": "got", "buying": "bought", "joining": "joined",
+    "leaving": "left", "finishing": "finished", "adopting": "adopted", "turning": "turned", "selling": "sold",
+    "quitting": "quit",
+}  # fmt: skip
+
+
+def _after_perfect(m: re.Match[str]) -> str:
+    have = "have" if m[1].lower() in ("am", "are") else "has"
+    return f"{have} just {_AFTER_PAST[m[2].lower()]}"
+
+
 _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), r)
     for p, r in (
@@ -62,7 +74,14 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bwanna\b", "want to"),
         (r"\bgotta\b", "got to"),
         (r"\bkinda\b", "kind of"),
-        (r"\bcan not (?:stand|bear|stomach|tolerate)\b", "hate"),
+        (r"\bcan not (?:stand|bear|stomach|tolerate|abide|be doing with|be dealing with)\b", "hate"),
+        # Irish and northern English "me" for "my": "me mam lives in Cork"
+        (r"\bme (?=(?:mam|mum|ma|mom|da|dad|nan|nana|granny|gran|brother|sister|husband|wife|fella|missus|"
+         r"kids|daughter|son|partner|boyfriend|girlfriend|mate|best mate|cousin|auntie|uncle|folks)\b)",
+         "my "),
+        # Irish "I'm after moving": the perfect, just done
+        (r"\b(am|is|are) (?:just )?after (moving|starting|getting|buying|joining|leaving|finishing|adopting|"
+         r"turning|selling|quitting)\b", _after_perfect),
         (r"\bi\b", "I"),
     )
 )
@@ -74,7 +93,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
     ("name's",), ("name is",), (" n ",), ("w/", " w "), ("let's",), ("'s",), ("'s",), ("gonna",),
     ("wanna",), ("gotta",), ("kinda",),
-    ("can not",), ("i",),
+    ("can not",), ("me ",), ("after",), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".

@@ -163,6 +163,8 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'am a nurse (at X)', 'am an avid runner', 'am a student at X', 'am a cat person'."""
     phrase = m["o"]
     lowered = phrase.lower()
+    if team := _TEAM_FAN.match(phrase):  # "a Habs fan", "a Leinster supporter"
+        return [Draft("likes", team["x"], 0.75, kind="thing")]
     if re.match(
         r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)\b",
         lowered,
@@ -220,6 +222,7 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     return []
 
 
+_TEAM_FAN = re.compile(r"(?P<x>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,2})\s+(?:fan|supporter)$")
 _LIVING_IN = re.compile(r"^[A-Za-z-]+\s+(?:living|based|settled)\s+in\s+(?P<o>[A-Z].*)")
 _VOCATIVE = re.compile(r"\s+(?:mate|bro|dude|man|lol|haha|tbh|innit|eh)$", re.I)
 _FROM_PLACE = re.compile(r"\s+from\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
@@ -234,6 +237,13 @@ def _job_noun(lowered: str) -> bool:
     return job_head(title) and not re.search(r"\b(?:student|students)$", title)
 
 
+_DEPARTMENTS = (
+    r"sales|marketing|finance|HR|hr|IT|tech|ops|operations|accounts|admin|recruitment|engineering|product|"
+    r"design|research|retail|hospitality|logistics|customer service|support|management|construction|"
+    r"insurance|banking|"
+    r"compliance|procurement|comms|communications|legal|R&D|QA|data|analytics|software|publishing|"
+    r"the (?:kitchen|warehouse|office|lab|labs)"
+)
 _ORG_ENDS = re.compile(
     r"(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}\s*(?:$|,|\s+(?:now|these days|nowadays|as\s+an?)\b)"
 )
@@ -407,6 +417,11 @@ RULES: tuple[Rule, ...] = (
         rf"{BE}\s+in\s+(?:my|his|her|their)\s+(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+year\s+"
         r"(?:at|of)\s+(?P<o>[A-Z].+)",
         simple("studies_at", "organization", 0.8),
+    ),
+    rule(
+        "works_at.department",  # "I'm in sales at Dell": a department names the job, the rest the employer
+        rf"{BE}\s+in\s+(?:{_DEPARTMENTS})\s+(?:at|for|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated else org_drafts(m["o"], 0.75),
     ),
     rule(
         "works_at.be_with",
