@@ -54,8 +54,10 @@ _COMPOUND_ME = re.compile(
     rf"(?:[Mm]e|I)\s+and\s+(?:(?:my|our|the)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))"
     rf"(?:\s*,?\s*(?P<name>{NAME}))?|(?P<solo>{NAME}))(?=\s+[a-z])"
 )
+# "the missus", "the kids": said of the speaker's own household without "my"
+_THE_FAMILY = r"[Tt]he(?=\s+(?:missus|wife|hubby|husband|other half|kids)\b)"
 _RELATIVE = re.compile(
-    rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
+    rf"(?P<own>my|our|My|Our|his|her|His|Her|{_THE_FAMILY})\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
     rf"(?:\s*,\s*(?P<name>{NAME}(?:\s+{NAME})?)\s*,|\s+(?P<name2>{NAME}(?:\s+{NAME})?)(?!'s))?"
 )
 _PET_SUBJECT = re.compile(
@@ -73,7 +75,8 @@ _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
     r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
-    r"back from|grew up|born in|raised in|live in|now living|working (?:at|for|as)|relocated|settled|rescued|"
+    r"back from|grew up|born in|born on|raised in|live in|now living|working (?:at|for|as)|relocated|settled|"
+    r"rescued|"
     r"(?:a\s+)?(?:big|huge|massive)\s+fan\s+of|"
     r"living in(?!\s.*\b(?:is|was|has been)\b))\b",
     re.IGNORECASE,

@@ -105,9 +105,16 @@ def _been_with(m: re.Match[str], ctx: Context) -> list[Draft]:
     return out
 
 
-def _pet_died(m: re.Match[str], ctx: Context) -> list[Draft]:
+def _died(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'My dog Luna passed away last year': the pet was the speaker's and is no more."""
-    if ctx.subject.kind != "pet" or ctx.aspect.negated or ctx.aspect.future or ctx.aspect.modal:
+    if ctx.aspect.negated or ctx.aspect.future or ctx.aspect.modal:
+        return []
+    spouse = ctx.subject.role in ("husband", "wife") and ctx.subject.name.startswith(f"{ctx.speaker}'s ")
+    if ctx.subject.kind == "relative" and spouse:  # "my husband passed away in 2020"
+        return [
+            Draft("relationship_status", "widowed", 0.75, subject=ctx.speaker, kind="none", timing="start")
+        ]
+    if ctx.subject.kind != "pet":
         return []
     named = "'s " not in ctx.subject.name
     value = ctx.subject.name if named else ctx.subject.role
@@ -347,10 +354,10 @@ RULES: tuple[Rule, ...] = (
         _baby,
     ),
     rule(
-        "pet.died",
+        "died",  # a pet that died is no longer had; a husband or wife who died leaves the speaker widowed
         r"(?P<v>passed away|died|passed|was put down|was put to sleep|got put down|"
         r"crossed the rainbow bridge)\b",
-        _pet_died,
+        _died,
     ),
     # pets
     rule(

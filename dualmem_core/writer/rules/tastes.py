@@ -419,7 +419,9 @@ RULES: tuple[Rule, ...] = (
         r"my own|our own|my|our|the|his own|her own)\s+(?:own\s+|small\s+|"
         r"little\s+)?(?P<o>(?:[a-z-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|"
         r"café|bar|salon|studio|agency|firm|practice|clinic|farm|bookstore|boutique|brewery|gym|nonprofit|"
-        r"non-profit|charity|blog|podcast|channel|band|club))(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
+        r"non-profit|charity|blog|podcast|channel|band|club|b&b|B&B|BnB|bnb|guesthouse|guest house|pub|"
+        r"hotel|garage|nursery|takeaway|food truck|stall|market stall|barbershop|consultancy|vineyard|winery|"
+        r"kennels|cattery|dairy farm|sheep farm))(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
         _business,
     ),
     rule(

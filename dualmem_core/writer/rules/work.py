@@ -308,6 +308,9 @@ def _degree(m: re.Match[str], ctx: Context) -> list[Draft]:
     out: list[Draft] = []
     if m["field"]:
         value = clean(m["field"], "thing")
+        if value and value[:1].isupper() and (is_place(value.split(",")[0]) or is_school(value)):
+            # "a masters in Glasgow": where, not what
+            return out + (items("studies_at", value, "organization", 0.75) if is_school(value) else [])
         if value:
             out.append(Draft("studies", value, 0.8, kind="none"))
     if m["o"]:
@@ -384,6 +387,11 @@ RULES: tuple[Rule, ...] = (
         "job.copula",
         r"(?P<v>am|is|are|was|were|been|be|become|became|becoming)\s+(?:a|an)\s+(?P<o>.+)",
         _copula_a,
+    ),
+    rule(
+        "job.both",  # "we're both teachers"
+        rf"{BE}\s+(?:both\s+|all\s+)?(?P<o>[a-z]+s)\s*$",
+        lambda m, c: [Draft("job_title", m["o"][:-1], 0.7, kind="none")] if job_head(m["o"][:-1]) else [],
     ),
     rule(
         "job.freelancing",  # "I'm freelancing now": the progressive peeled the copula off
