@@ -247,6 +247,8 @@ class Piece:
 def split_clauses(sentence: str) -> list[Piece]:
     """Independent clauses of one sentence: split at conjunctions and commas that start a new clause."""
     cuts: list[tuple[int, int, str, bool]] = []  # (cut start, next clause start, conjunction, inherits)
+    copula = _COPULA.search(sentence)  # a complement after a comma or "and" shares a copula said before it
+    copula_at = copula.start() if copula else -1
     for m in _CONJUNCTION.finditer(sentence):
         rest = sentence[m.end() :]
         conj = m["conj"].lower()
@@ -264,7 +266,7 @@ def split_clauses(sentence: str) -> list[Piece]:
                 continue
             cuts.append((m.start(), m.end(), conj, False))
         elif conj in ("and", "but", "and then", "and also", "and now", "then") and (
-            VERB_START.match(rest) or (_COPULA.search(sentence[: m.start()]) and COMPLEMENT_START.match(rest))
+            VERB_START.match(rest) or (0 <= copula_at < m.start() and COMPLEMENT_START.match(rest))
         ):
             cuts.append((m.start(), m.end(), conj, True))
     for m in _COMMA.finditer(sentence):
@@ -278,9 +280,9 @@ def split_clauses(sentence: str) -> list[Piece]:
     for m in _COMMA_VERB.finditer(sentence):
         if not any(c[0] <= m.start() < c[1] for c in cuts):
             cuts.append((m.start(), m.end(), "", True))
-    if "," in sentence and _COPULA.search(sentence):
+    if "," in sentence and copula_at >= 0:
         for m in _COMMA_COMPLEMENT.finditer(sentence):
-            if not any(c[0] <= m.start() < c[1] for c in cuts) and _COPULA.search(sentence[: m.start()]):
+            if copula_at < m.start() and not any(c[0] <= m.start() < c[1] for c in cuts):
                 cuts.append((m.start(), m.end(), "", True))
     cuts.sort()
     pieces: list[Piece] = []
