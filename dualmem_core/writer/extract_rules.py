@@ -442,7 +442,7 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
-_MOVE_TALK = re.compile(r"\b(?:moved|relocated|left|settled|emigrated|moving)\b", re.I)
+_MOVE_TALK = re.compile(r"\b(?:moved|relocated|settled|emigrated|moving)\b|\b[Ll]eft\s+(?=[A-Z])")
 _WORK_TALK = re.compile(
     r"\b(?:work|works|worked|working|job|jobs|employer|company|joined|hired|career|colleagues?|office|"
     r"redundant|promoted|promotion|salary|boss|clients?)\b",

@@ -63,13 +63,15 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     # "I've been in Denver since May" or "we're still in Denver" is where someone lives; "I'm in Denver"
     # alone may be a visit.
     present = not (ctx.past or ctx.aspect.past)
+    settled = _SETTLED_PLACE.match(m["o"]) is not None
     if present and not ctx.is_speaker and not ctx.times and _ENDS_AT_PLACE.match(m["o"]):
         # "my sister's in Chicago": where someone else is, said in passing, is where they live
         return items("lives_in", m["o"], "place", 0.55, accept=lambda p: p[:1].isupper())
     lasting = present and (
         ctx.aspect.still
         or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
-        or (ctx.moved and (ctx.aspect.now or bool(_NOW.search(m["o"]))))  # "moved up ..., we're in Leeds now"
+        # "moved up ..., we're in Leeds now"; "now in Soho having drinks" is an evening out
+        or (ctx.moved and (ctx.aspect.now or bool(_NOW.search(m["o"]))) and settled)
     )
     span = ctx.aspect.perfect and bool(_SPAN.search(m["o"]))  # "we've been in Toronto about two years"
     if not (lasting or span or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
@@ -79,6 +81,10 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 _THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
 _NOW = re.compile(r"\bnow\b")
+_SETTLED_PLACE = re.compile(
+    r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now\s*)?(?:$|,|\s+(?:now|working|living|"
+    r"studying|with|and)\b)"
+)
 _SPAN = re.compile(
     r"\b(?:(?:about|around|nearly|almost|over|going on)\s+"
     r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|\d+)\s+(?:years?|months?)|"

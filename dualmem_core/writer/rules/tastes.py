@@ -320,7 +320,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "hobby.verb",
-        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|row|ski|snowboard|skate|cycle|box|fence|"
+        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|ski|snowboard|skate|cycle|box|fence|"
         r"dance|bake|garden|fish|kayak|paddleboard|golf)(?P<rest>\s+.*)?$",
         lambda m, c: _hobby_verb(m, c),
     ),
