@@ -508,7 +508,11 @@ def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
     out = vp
     for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
         out = out[: expr.start] + out[expr.end :]
-    return _SPACES.sub(" ", out).strip(" ,")
+    return _DANGLING.sub("", _SPACES.sub(" ", out).strip(" ,"))
+
+
+# What a cut time expression leaves behind: "swimming every Sunday" -> "swimming every".
+_DANGLING = re.compile(r"\s+(?:every|each|on|this|last|next|most|since|until|in)$")
 
 
 def _free_time_hobbies(core: str) -> list[Draft]:

@@ -64,6 +64,9 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     # alone may be a visit.
     present = not (ctx.past or ctx.aspect.past)
     settled = _SETTLED_PLACE.match(m["o"]) is not None
+    if present and ctx.is_speaker and m["back"] and settled and not ctx.times:
+        # "we're back in Toronto": home again
+        return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
     if present and not ctx.is_speaker and not ctx.times and _ENDS_AT_PLACE.match(m["o"]):
         # "my sister's in Chicago": where someone else is, said in passing, is where they live
         return items("lives_in", m["o"], "place", 0.55, accept=lambda p: p[:1].isupper())
@@ -83,7 +86,7 @@ _THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
 _NOW = re.compile(r"\bnow\b")
 _SETTLED_PLACE = re.compile(
     r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now\s*)?(?:$|,|\s+(?:now|working|living|"
-    r"studying|with|and)\b)"
+    r"studying|with|and|again|for good)\b)"
 )
 _SPAN = re.compile(
     r"\b(?:(?:about|around|nearly|almost|over|going on)\s+"
@@ -230,7 +233,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "lives_in.in_since",
-        rf"{BE}\s+(?:(?:down|up|out|over|back)\s+)?in\s+(?P<o>[A-Z].+)",
+        rf"{BE}\s+(?:(?P<back>back)\s+|(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z].+)",
         _in_since,
         raw=True,  # "these days", "now" and "since May" say it is a home, not a visit
     ),

@@ -17,7 +17,7 @@ from ..predicates import favourite_predicate
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
 from .common import NUMBER, count_text
-from .lexicon import NOT_NAMES, is_demonym, is_place, pet_pattern, relation_of, relation_pattern
+from .lexicon import NOT_NAMES, is_demonym, is_place, job_head, pet_pattern, relation_of, relation_pattern
 from .objects import clean, proper_run, split_items, strip_leading, tidy
 
 _REL = relation_pattern()
@@ -105,6 +105,9 @@ _PET_IS = re.compile(
 )
 
 
+_NAME_TITLE = re.compile(
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*(?:my|our|the)\s+(?P<t>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*(?:,|$)"
+)
 _OF_MINE = re.compile(
     rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
     rf"(?:(?:named|called)\s+)?(?P<name>{NAME}(?:\s+{NAME})?)"
@@ -151,6 +154,12 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
             out.append(
                 Draft("colleague", m["name"], 0.7, rule="relation.from_work", subject=speaker, text=text_)
             )
+    for m in _NAME_TITLE.finditer(text):  # "Pedro Alves, our head baker, ..."
+        title = m["t"].lower()
+        if _ok(m["name"]) and job_head(title) and relation_of(title.split()[-1]) is None:
+            said = f"{m['name']} is {'an' if title[:1] in 'aeiou' else 'a'} {title}"
+            out.append(Draft("job_title", title, 0.75, rule="job.apposition", subject=m["name"], text=said,
+                             kind="none", timing="none"))
     for m in _GOES_BY.finditer(text):
         if _ok(m["name"]) and _ok(m["nick"]):
             out.append(_nickname(m["name"], m["nick"]))

@@ -234,7 +234,12 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
         value = d.object.lower().replace(" ", "-")
         if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
             out.append(Draft("hobby", d.object, 0.7, timing=timing))  # "I've taken up pottery"
-        elif value in ACTIVITIES or value in GO_ACTIVITIES or (value.endswith("ing") and timing == "start"):
+        elif (
+            value in ACTIVITIES
+            or value in GO_ACTIVITIES
+            or value.split("-")[-1] in GO_ACTIVITIES  # "cold water swimming"
+            or (value.endswith("ing") and timing == "start")
+        ):
             out.append(Draft("hobby", d.object, 0.75, timing=timing))
     return out
 
@@ -267,6 +272,14 @@ def _hobby_verb(m: re.Match[str], ctx: Context) -> list[Draft]:
         return []  # "I run a business", "I fish for compliments"
     verb = m["v"]
     return [Draft("hobby", _GERUND.get(verb) or to_gerund(verb), 0.7)]
+
+
+_GO = "|".join(sorted(GO_ACTIVITIES, key=len, reverse=True))
+# "wild swimming", "trail running": the kind is part of the pastime
+_GO_KIND = (
+    r"(?:wild|cold[- ]water|open[- ]water|sea|trail|fell|rock|ice|night|road|mountain|deep[- ]sea|fly|"
+    r"indoor|sport)"
+)
 
 
 def _learn(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -371,6 +384,15 @@ RULES: tuple[Rule, ...] = (
         flags=re.I,
     ),
     rule(
+        "eats.but_not",  # "I eat fish but not meat"
+        r"(?P<v>eat|eats)\s+(?P<yes>[a-z][a-z ]{1,30}?),?\s+(?:but|just|only)\s+(?:not|never)\s+"
+        r"(?P<o>[a-z][a-z ]{1,30})$",
+        lambda m, c: [] if c.aspect.negated or c.past else [
+            Draft("eats", m["yes"].strip(), 0.7),
+            Draft("eats", m["o"].strip(), 0.75, negated=True),
+        ],
+    ),
+    rule(
         "eats.drink",  # "I don't drink (anymore)": alcohol, by the idiom
         r"(?P<v>drink|drinks)\s*(?:$|,|\s+(?:at all|much|these days|alcohol|booze)\s*$)",
         lambda m, c: [Draft("eats", "alcohol", 0.75, negated=True)]
@@ -446,7 +468,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "hobby.go",
-        rf"(?P<v>go|goes|went|going)\s+(?P<o>{'|'.join(sorted(GO_ACTIVITIES, key=len, reverse=True))})\b",
+        rf"(?P<v>go|goes|went|going)\s+(?P<o>(?:{_GO_KIND}\s+)?(?:{_GO}))\b",
         _go_activity,
     ),
     rule("hobby.learn", r"(?P<v>learning|learn|learned|learnt|learns)\s+(?P<o>.+)", _learn),

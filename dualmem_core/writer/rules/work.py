@@ -265,6 +265,22 @@ def _be_with(m: re.Match[str], ctx: Context) -> list[Draft]:
     return org_drafts(value, 0.7)
 
 
+def _promoted(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.aspect.negated or ctx.aspect.modal:
+        return []
+    said = re.split(r"\s+(?:at|for|with|in|on|from|after)\s+", m["o"], maxsplit=1)[0]
+    title = strip_leading(tidy(cut(said)))
+    if not title or len(title.split()) > 5 or not (job_head(title) or _SENIOR_TITLE.search(title)):
+        return []
+    text = f"{ctx.subject.name} is {article(title)}"
+    return [Draft("job_title", title, 0.8, kind="none", timing="start", text=text)]
+
+
+_SENIOR_TITLE = re.compile(
+    r"\b(?:lead|head|director|partner|chief|principal|captain|chair|vp|senior|manager)\b", re.I
+)
+
+
 def _study(m: re.Match[str], ctx: Context) -> list[Draft]:
     field_raw = m["field"]
     if re.match(
@@ -338,9 +354,22 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at.hired",
-        r"(?P<v>got|get|was|were|been)\s+(?:hired|recruited|headhunted|promoted)\s+(?:at|by|to|with)\s+"
+        r"(?P<v>got|get|was|were|been)\s+(?:hired|recruited|headhunted|promoted)\s+(?:at|by|with)\s+"
         r"(?P<o>.+)",
         lambda m, c: org_drafts(m["o"], 0.8, "start"),
+    ),
+    rule(
+        "job.promoted",  # "I got promoted to senior engineer", "I've been made engineering manager"
+        r"(?P<v>got|get|was|were|been|am|is)\s+(?:promoted\s+to|made(?:\s+up)?(?:\s+to)?|appointed(?:\s+as)?)\s+"
+        r"(?:a\s+|an\s+|the\s+)?(?P<o>.+)",
+        lambda m, c: _promoted(m, c),
+    ),
+    rule(
+        "job.role_as",  # "I started a new role as head of product"
+        r"(?P<v>started|start|starting|got|landed|took|accepted|began)\s+(?:a|the|my|this)\s+(?:new\s+)?"
+        r"(?:job|role|position|post)\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<o>[a-z][\w -]+?)"
+        r"(?:\s+(?:at|with|for)\s+(?P<org>.+))?$",
+        lambda m, c: job_drafts(m["o"] + (f" at {m['org']}" if m["org"] else ""), 0.8, c, "start"),
     ),
     rule(
         "works_at.job",
