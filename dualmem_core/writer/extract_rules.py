@@ -36,6 +36,7 @@ from .rules.text import (
     COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,
+    ONWARD,
     TEMPORAL,
     is_non_statement,
     is_question,
@@ -102,6 +103,7 @@ class _MessageState:
     away: bool = False  # the message speaks of a trip ("here in Rome" is then not home)
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
     copula: str = ""  # the previous clause's "am"/"is"/..., for a following bare complement
+    motion: str = ""  # the previous clause's "moved", for "and then to Cranston"
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
     moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
 
@@ -265,6 +267,8 @@ class RuleExtractor:
         text = _RELATIVE_CLAUSE.sub("", _AGE_ASIDE.sub("", text))
         if clause.inherits and not state.copula and state.previous and state.previous.kind == "speaker":
             state.copula = "am now" if _NOW_IN.match(clause.said) else ""  # "Left Sydney, now in Melbourne"
+        if clause.inherits and state.motion and _ONWARD_TO.match(text):  # "... and then to Cranston"
+            text = f"{state.motion} {text}"
         complement = clause.inherits and bool(state.copula) and bool(COMPLEMENT_START.match(text))
         subject = None if complement else parse_subject(text, speaker, referent)
         if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
@@ -282,6 +286,7 @@ class RuleExtractor:
                 rest = f"{state.copula} {text}"
         else:
             state.copula = m[1] if subject is not None and (m := _COPULA_START.match(rest)) else ""
+        state.motion = m[0] if subject is not None and (m := _MOTION.search(rest)) else ""
         if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
             drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
         if subject is not None:
@@ -464,6 +469,8 @@ _THERE = re.compile(
     r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been|still)\s+there\b"
     r"(?!\s+(?:before|once|twice|already|yet))"
 )
+_ONWARD_TO = re.compile(ONWARD)
+_MOTION = re.compile(r"\b(?:moved|relocated|went|flew|travell?ed|headed|drove)\b")
 _NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
 _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"

@@ -222,6 +222,10 @@ VERB_START = re.compile(
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
     r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
 )
+ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
+_ONWARD = re.compile(ONWARD)
+ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
+_ONWARD = re.compile(ONWARD)
 _IS = re.compile(r"\b(?:is|am|are)\b")
 _COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
 _ENDS_WITH_SUBJECT = re.compile(
@@ -265,6 +269,8 @@ def split_clauses(sentence: str) -> list[Piece]:
             ):
                 continue
             cuts.append((m.start(), m.end(), conj, False))
+        elif conj in ("and then", "then") and _ONWARD.match(rest):  # "moved to Boston and then to Providence"
+            cuts.append((m.start(), m.end(), conj, True))
         elif conj in ("and", "but", "and then", "and also", "and now", "then") and (
             VERB_START.match(rest) or (0 <= copula_at < m.start() and COMPLEMENT_START.match(rest))
         ):
