@@ -255,6 +255,17 @@ RULES: tuple[Rule, ...] = (
         _coming_from,
     ),
     rule(
+        "lives_in.with",  # "I live with my partner and our two cats in Leith"
+        rf"{_V_LIVE}\s+with\s+(?:[\w'-]+\s+){{1,8}}?in\s+(?P<o>[A-Z].+)",
+        _place("lives_in", 0.8),
+    ),
+    rule(
+        "lives_in.home_in",  # "we're in a rented flat in Salford"
+        rf"{BE}\s+in\s+(?:a|an|our|my|the)\s+(?:[a-z-]+\s+){{0,2}}(?:flat|house|apartment|place|home|condo|"
+        r"bungalow|cottage|terrace|semi|bedsit|studio)\s+(?:in|near|outside)\s+(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past else _place("lives_in", 0.75)(m, c),
+    ),
+    rule(
         "lives_in.rent",
         r"(?P<v>rent|rents|renting|share|shares|sharing)\s+(?:a|an|the|this)\s+(?:(?:small|tiny|little|nice|big|"
         r"two-bed|one-bed|three-bed)\s+)?(?:flat|house|place|apartment|room|terrace|semi|bedsit|studio|condo)\s+"

@@ -102,6 +102,7 @@ magistrate doula tradie tradesman sparky brickie fishmonger greengrocer publican
 )
 # Words that make "I'm a/an X" a job even though the head is generic ("stay-at-home mom").
 JOB_PHRASES = ("stay-at-home mom", "stay-at-home dad", "stay-at-home parent", "full-time mom", "homemaker",
+               "stay-at-home mum", "full-time mum",
                "software engineer", "web developer", "data scientist", "graphic designer", "social worker",
                "flight attendant", "real estate agent", "truck driver", "bus driver", "personal trainer",
                "dental hygienist", "project manager", "product manager", "grad student",
@@ -296,7 +297,7 @@ def is_school(name: str) -> bool:
 
 def job_head(phrase: str) -> bool:
     """True when a noun phrase names an occupation ('senior software engineer', 'nurse')."""
-    lowered = phrase.lower().strip()
+    lowered = phrase.lower().strip().replace("stay at home", "stay-at-home")
     if lowered in JOB_PHRASES or lowered in JOB_STATES:
         return True
     words = re.findall(r"[a-z][a-z'-]*", lowered)

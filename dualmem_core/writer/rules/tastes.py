@@ -150,6 +150,8 @@ _OWN_DROP = re.compile(
 
 
 def _owns(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if re.search(r"\s(?:called|named)\s", m["o"]):
+        return []  # "I own a cafe called Beans": the business rule names it
     raw = cut(m["o"], "thing")
     raw = _OWN_DROP.sub("", _OWN_DROP.sub("", raw))
     house = re.match(r"(?P<h>house|home|place|apartment|flat|condo|townhouse|cabin)\s+in\s+(?P<p>.+)", raw)

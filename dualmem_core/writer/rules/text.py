@@ -198,7 +198,8 @@ _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
     r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
-    r"now\s+in(?=\s+[A-Z])|live|work|grew up|born|raised|joined|relocated|settled|"
+    r"now\s+in(?=\s+[A-Z])|been\s+(?:at|with|in|there)|live|work|grew up|born|raised|joined|relocated|"
+    r"settled|"
     r"(?:working|living|studying|teaching|based)"
     r"\s+(?:as|at|in|for|out of))\b)"
 )
@@ -226,6 +227,7 @@ ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
 _ONWARD = re.compile(ONWARD)
 ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
 _ONWARD = re.compile(ONWARD)
+_WITH_WHOM = re.compile(r"\bwith\s+(?:my|our)\s+[a-z]+(?:\s+[A-Z][a-z]+)?$")
 _IS = re.compile(r"\b(?:is|am|are)\b")
 _COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
 _ENDS_WITH_SUBJECT = re.compile(
@@ -260,6 +262,8 @@ def split_clauses(sentence: str) -> list[Piece]:
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
             if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
                 continue  # "My wife Elena and I moved": one compound subject
+            if conj == "and" and _WITH_WHOM.search(left) and re.match(r"(?:my|our)\s", rest):
+                continue  # "I live with my partner and our two cats in Leith": one list of companions
             if conj == "and" and rest.startswith("I ") and _ENDS_WITH_SUBJECT.search(left):
                 continue  # "until 2015 when Elena and I moved": the compound starts after "when"
             if conj == "as" and not re.match(r"(?:I|we|he|she|they)\s", rest):

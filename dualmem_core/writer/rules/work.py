@@ -82,7 +82,10 @@ def _work_as(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     if re.match(r"(?:myself|my own)\b", m["o"]):
-        return [Draft("job_title", "self-employed", 0.8, kind="none")]
+        out = [Draft("job_title", "self-employed", 0.8, kind="none")]
+        if after := _AS_TITLE.search(m["o"]):  # "I work for myself as a photographer"
+            out += job_drafts(after["t"], 0.8, ctx)
+        return out
     out = org_drafts(m["o"], 0.85)
     if out and (after := _AS_TITLE.search(m["o"])):  # "I work at Acme as a nurse"
         out += job_drafts(after["t"], 0.8, ctx)
@@ -90,6 +93,8 @@ def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _work_in(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if re.match(r"(?:a|an)\s", m["o"]):  # "I work in a bakery": a workplace, as "at a bakery" is
+        return org_drafts(m["o"], 0.6)
     value = clean(m["o"], "organization")
     if not value or is_place(value):
         return []
@@ -147,6 +152,9 @@ def _fired(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _teach(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = org_drafts(m["o"], 0.75) if m["o"][:1].isupper() or m["o"].startswith("the ") else []
+    if m["v"].startswith("lectur") and out:  # "I lecture at UCC"
+        said = f"{subject_text(ctx)} is a lecturer"
+        return [*out, Draft("job_title", "lecturer", 0.7, kind="none", text=said)]
     if out or re.match(r"(?:a|an|the)\s+(?:[a-z]+\s+){0,2}(?:school|college|university|academy)\b", m["o"]):
         out.append(Draft("job_title", "teacher", 0.7, kind="none", text=f"{subject_text(ctx)} is a teacher"))
     return out
@@ -161,7 +169,7 @@ _LIKE_NOUNS = {"dog": "dogs", "cat": "cats"}
 
 def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'am a nurse (at X)', 'am an avid runner', 'am a student at X', 'am a cat person'."""
-    phrase = m["o"]
+    phrase = m["o"].replace("stay at home", "stay-at-home")
     lowered = phrase.lower()
     if team := _TEAM_FAN.match(phrase):  # "a Habs fan", "a Leinster supporter"
         return [Draft("likes", team["x"], 0.75, kind="thing")]
@@ -210,6 +218,10 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     vocative = _VOCATIVE.search(title)  # "a plumber mate": "mate" is said to the listener
     if vocative:
         title = phrase = title[: vocative.start()]
+    if re.search(r"\bstudents?$", cut(title)):  # "a third-year medical student at Queen's": not an employer
+        if re.search(r"\s(?:at|in|of)\s", phrase):
+            return []  # the studies_at rule names the school
+        return [Draft("job_title", "student", 0.7, kind="none")]
     if job_head(cut(title)):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
@@ -244,6 +256,9 @@ _DEPARTMENTS = (
     r"compliance|procurement|comms|communications|legal|R&D|QA|data|analytics|software|publishing|"
     r"the (?:kitchen|warehouse|office|lab|labs)"
 )
+_YEARS = re.compile(
+    r"\b(?:\d+|a|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+(?:years?|months?)\b"
+)
 _ORG_ENDS = re.compile(
     r"(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}\s*(?:$|,|\s+(?:now|these days|nowadays|as\s+an?)\b)"
 )
@@ -251,7 +266,9 @@ _ORG_ENDS = re.compile(
 
 def _be_with(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'I've been at Google for three years', 'I'm with Telstra' when the message is about work."""
-    lasting = ctx.aspect.perfect and ctx.has_time("duration", "since")
+    lasting = (ctx.aspect.perfect or m["v"] == "been") and (
+        ctx.has_time("duration", "since") or bool(_YEARS.search(m["o"]))
+    )  # "been at Shopify three years"
     if ctx.aspect.negated or (ctx.aspect.past and not (ctx.aspect.perfect or ctx.aspect.ended)):
         return []  # "I was at Google for the day"
     if not lasting:
@@ -404,12 +421,18 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at.teach",
-        r"(?P<v>teach|teaches|taught|teaching)\s+(?:(?!(?:at|in)\b)[a-zA-Z]+\s+){0,3}?(?:at|in)\s+(?P<o>.+)",
+        r"(?P<v>teach|teaches|taught|teaching|lecture|lectures|lectured|lecturing)\s+(?:(?!(?:at|in)\b)[a-zA-Z]+\s+){0,3}?(?:at|in)\s+(?P<o>.+)",
         _teach,
     ),
     rule(
         "job.title_of",
         rf"{BE}\s+(?:the\s+|a\s+|an\s+)?(?P<title>{_TITLES})\s+(?:of|at|for)\s+(?P<o>[A-Z].+)",
+        _title_of,
+    ),
+    rule(
+        "job.head_of",  # "I'm head of marketing at Greggs"
+        rf"{BE}\s+(?:the\s+)?(?P<title>(?:head|director|vp|VP|manager|lead)\s+of\s+[a-z][a-z &]+?)\s+"
+        r"(?:at|for|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
         _title_of,
     ),
     rule(
