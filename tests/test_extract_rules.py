@@ -637,6 +637,28 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("Our cat Tilly died in January", [("user", "pet", "Tilly")], ["Tilly"]),
     ("We adopted a kitten yesterday. She's called Mabel", [("user", "pet", "Mabel")], []),
     ("My nephew Kai is 9 and obsessed with Lego", [("Kai", "age", "9"), ("Kai", "likes", "Lego")], []),
+    ("my wife died in 2019", [("user", "relationship_status", "widowed")], []),
+    # promotions, titles and workplaces
+    ("I got promoted to team lead in March", [("user", "job_title", "team lead")], []),
+    ("I've been made deputy head", [("user", "job_title", "deputy head")], []),
+    ("I started a new role as head of sales", [("user", "job_title", "head of sales")], []),
+    ("I'm head of IT at Arup", [("user", "job_title", "head of IT"), ("user", "works_at", "Arup")], []),
+    ("Nuno Alves, our head chef, is from Braga", [("Nuno Alves", "job_title", "head chef")], []),
+    ("I work for myself as a joiner", [("user", "job_title", "joiner")], []),
+    ("I lecture at NUIG", [("user", "works_at", "NUIG"), ("user", "job_title", "lecturer")], []),
+    ("I'm a stay at home dad", [("user", "job_title", "stay-at-home dad")], []),
+    # food, moves, homes
+    ("I eat chicken but not red meat", [("user", "eats", "chicken"), ("user", "eats", "red meat", True)], []),
+    (
+        "We moved to Ottawa in 2018 and then to Kingston in 2022",
+        [("user", "lives_in", "Ottawa"), ("user", "lives_in", "Kingston")],
+        [],
+    ),
+    ("we rent a flat in Partick", [("user", "lives_in", "Partick")], []),
+    ("I live with my sister and her dog in Fife", [("user", "lives_in", "Fife")], []),
+    ("I'm after moving to Sligo", [("user", "lives_in", "Sligo")], []),
+    ("me mam is from Athlone", [("user's mam", "from", "Athlone")], []),
+    ("I go trail running most weekends", [("user", "hobby", "trail running")], []),
 ]
 
 
@@ -661,6 +683,10 @@ CARRY_OVER_NOTHING = [
     "we got here in March",
     "I'm no longer with Sam",
     "Imagine if I lived in Paris",
+    "we left the party early, now in Soho having drinks",
+    "I row with my brother all the time",
+    "I'm a medical student at Queen's",  # a school, not an employer
+    "I'm in hospital this week",
 ]
 
 

@@ -262,7 +262,7 @@ def split_clauses(sentence: str) -> list[Piece]:
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
             if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
                 continue  # "My wife Elena and I moved": one compound subject
-            if conj == "and" and _WITH_WHOM.search(left) and re.match(r"(?:my|our)\s", rest):
+            if conj == "and" and _WITH_WHOM.search(left) and re.match(r"(?:my|our|his|her|their)\s", rest):
                 continue  # "I live with my partner and our two cats in Leith": one list of companions
             if conj == "and" and rest.startswith("I ") and _ENDS_WITH_SUBJECT.search(left):
                 continue  # "until 2015 when Elena and I moved": the compound starts after "when"

@@ -431,7 +431,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "job.head_of",  # "I'm head of marketing at Greggs"
-        rf"{BE}\s+(?:the\s+)?(?P<title>(?:head|director|vp|VP|manager|lead)\s+of\s+[a-z][a-z &]+?)\s+"
+        rf"{BE}\s+(?:the\s+)?(?P<title>(?:head|director|vp|VP|manager|lead)\s+of\s+[A-Za-z][A-Za-z &]+?)\s+"
         r"(?:at|for|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
         _title_of,
     ),
