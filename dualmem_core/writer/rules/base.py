@@ -90,6 +90,8 @@ def items(
     parts = split_items(value) if listable else [value]
     out = []
     for part in parts:
+        if listable and _NOT_AN_ITEM.match(part):
+            continue  # "pork, never have": a comment, not a second item
         if listable:
             part = (
                 clean(part, kind)
@@ -102,6 +104,9 @@ def items(
             continue
         out.append(Draft(predicate, part, confidence, timing=timing))
     return out
+
+
+_NOT_AN_ITEM = re.compile(r"(?:never|not|no|always|have|has|had|did|do|does|was|were|is|are|am)\b", re.I)
 
 
 def rule(

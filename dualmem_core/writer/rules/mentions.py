@@ -106,7 +106,8 @@ _PET_IS = re.compile(
 
 
 _NAME_TITLE = re.compile(
-    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*(?:my|our|the)\s+(?P<t>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*(?:,|$)"
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*(?:,\s*(?:my|our|the)\s+(?P<t>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*(?:,|$)|"
+    rf"\(\s*(?:my|our|the)?\s*(?P<t2>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*\))"
 )
 _OF_MINE = re.compile(
     rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
@@ -154,8 +155,8 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
             out.append(
                 Draft("colleague", m["name"], 0.7, rule="relation.from_work", subject=speaker, text=text_)
             )
-    for m in _NAME_TITLE.finditer(text):  # "Pedro Alves, our head baker, ..."
-        title = m["t"].lower()
+    for m in _NAME_TITLE.finditer(text):  # "Pedro Alves, our head baker, ...", "Pedro Alves (head baker)"
+        title = (m["t"] or m["t2"]).lower()
         if _ok(m["name"]) and job_head(title) and relation_of(title.split()[-1]) is None:
             said = f"{m['name']} is {'an' if title[:1] in 'aeiou' else 'a'} {title}"
             out.append(Draft("job_title", title, 0.75, rule="job.apposition", subject=m["name"], text=said,

@@ -82,7 +82,9 @@ def _status_dating(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'we've been dating for three years', 'Marcus and I have been together since 2022'."""
     if not ctx.is_speaker or ctx.aspect.negated or (ctx.past and not ctx.aspect.perfect):
         return []
-    if m["v"] == "together" and not (ctx.aspect.perfect or ctx.has_time("since", "duration")):
+    if m["v"] == "together" and not (
+        ctx.aspect.perfect or ctx.has_time("since", "duration") or re.search(r"\b(?:years?|months?)\b", m[0])
+    ):
         return []  # "we're together" may mean in one place; "together since 2022" is a couple
     value = "dating" if m["v"].startswith("dat") else "in a relationship"
     out = [Draft("relationship_status", value, 0.7, kind="none")]
@@ -314,7 +316,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "status.dating",
-        rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off)\b.*)?$",
+        rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off|"
+        rf"(?:about|nearly|almost|over\s+)?(?:{NUMBER}|a|a few|a couple of)\s+(?:years?|months?))\b.*)?$",
         lambda m, c: _status_dating(m, c),
     ),
     rule("partner.engaged_to", rf"{BE}\s+engaged\s+to\s+(?P<o>.+)", _engaged_to),

@@ -439,13 +439,14 @@ RULES: tuple[Rule, ...] = (
     # possessions
     rule(
         "owns.business",
-        r"(?P<v>run|runs|ran|own|owns|owned|started|founded|opened|co-founded|cofounded|launched)\s+(?:a|an|"
+        r"(?P<v>run|runs|ran|own|owns|owned|started|founded|opened|co-founded|cofounded|launched|have|has)\s+(?:a|an|"
         r"my own|our own|my|our|the|his own|her own)\s+(?:own\s+|small\s+|"
         r"little\s+)?(?P<o>(?:[a-z-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|"
         r"café|bar|salon|studio|agency|firm|practice|clinic|farm|bookstore|boutique|brewery|gym|nonprofit|"
         r"non-profit|charity|blog|podcast|channel|band|club|b&b|B&B|BnB|bnb|guesthouse|guest house|pub|"
         r"hotel|garage|nursery|takeaway|food truck|stall|market stall|barbershop|consultancy|vineyard|winery|"
-        r"kennels|cattery|dairy farm|sheep farm))(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
+        r"kennels|cattery|dairy farm|sheep farm))(?:\s+(?:in|on|near)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?"
+        r"(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
         _business,
     ),
     rule(

@@ -215,7 +215,8 @@ _COPULA = re.compile(
     r"(?:[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z]+|[Mm]y [a-z-]+) (?:is|are|was|were))\b"
 )
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
-_NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
+_CAP = "[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-z\u00DF-\u00FF]+"  # a capitalised word: "Tom", "Bené", "Álvaro"
+_NAME_VERB_START = re.compile(rf"{_CAP}(?:\s+{_CAP})?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
 VERB_START = re.compile(
     r"(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|just|also|recently|currently|now|"
@@ -225,19 +226,17 @@ VERB_START = re.compile(
 )
 ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
 _ONWARD = re.compile(ONWARD)
-ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
-_ONWARD = re.compile(ONWARD)
-_WITH_WHOM = re.compile(r"\bwith\s+(?:my|our)\s+[a-z]+(?:\s+[A-Z][a-z]+)?$")
+_WITH_WHOM = re.compile(rf"\bwith\s+(?:my|our)\s+[a-z]+(?:\s+{_CAP})?$")
 _IS = re.compile(r"\b(?:is|am|are)\b")
-_COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
+_COMPOUND_START = re.compile(rf"(?:{_CAP}|(?:my|our)\s+[a-z-]+(?:\s+{_CAP})?)\s*,?\s+and\s+I\b")
 _ENDS_WITH_SUBJECT = re.compile(
     r"\b(?:when|after|before|since|because|until|till|while|as|once|then|so|but)\s+"
-    r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)$"
+    rf"(?:{_CAP}|(?:my|our)\s+[a-z-]+(?:\s+{_CAP})?)$"
 )
 # "my wife Elena" / "Tom" standing alone before "and I": a compound subject, not a clause.
 _BARE_SUBJECT = re.compile(
-    r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+[A-Z][a-z]+)?|"
-    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+{_CAP})?|"
+    rf"{_CAP}(?:\s+{_CAP})?)$"
 )
 
 
