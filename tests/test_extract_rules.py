@@ -659,6 +659,15 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I'm after moving to Sligo", [("user", "lives_in", "Sligo")], []),
     ("me mam is from Athlone", [("user's mam", "from", "Athlone")], []),
     ("I go trail running most weekends", [("user", "hobby", "trail running")], []),
+    # introductions as lists
+    (
+        "I'm Inês, 31, nurse in Coimbra",
+        [("user", "name", "Inês"), ("user", "age", "31"), ("user", "job_title", "nurse")],
+        [],
+    ),
+    ("Dermot here, 45, originally from Cavan", [("user", "age", "45"), ("user", "from", "Cavan")], []),
+    ("Bené and I have been together six years", [("user", "partner", "Bené")], []),
+    ("We have a pub in Ennis called The Anvil", [("user", "owns", "Anvil")], []),
 ]
 
 

@@ -38,6 +38,7 @@ from .rules.text import (
     IRREALIS,
     ONWARD,
     TEMPORAL,
+    bare_job,
     is_non_statement,
     is_question,
     normalize,
@@ -269,7 +270,8 @@ class RuleExtractor:
             state.copula = "am now" if _NOW_IN.match(clause.said) else ""  # "Left Sydney, now in Melbourne"
         if clause.inherits and state.motion and _ONWARD_TO.match(text):  # "... and then to Cranston"
             text = f"{state.motion} {text}"
-        complement = clause.inherits and bool(state.copula) and bool(COMPLEMENT_START.match(text))
+        bare = bool(COMPLEMENT_START.match(text) or bare_job(text))
+        complement = clause.inherits and bool(state.copula) and bare
         subject = None if complement else parse_subject(text, speaker, referent)
         if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
             subject = parse_subject(text[m.end() :], speaker, referent)  # "fair warning I'm allergic to ..."
@@ -284,6 +286,8 @@ class RuleExtractor:
             subject, rest = state.previous, text
             if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
                 rest = f"{state.copula} {text}"
+            elif state.copula and bare_job(text):  # "I'm Ana, 34, nurse in Lisbon": "am a nurse in Lisbon"
+                rest = f"{state.copula} a {text}"
         else:
             state.copula = m[1] if subject is not None and (m := _COPULA_START.match(rest)) else ""
         state.motion = m[0] if subject is not None and (m := _MOTION.search(rest)) else ""

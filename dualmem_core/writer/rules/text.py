@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import NOT_NAMES
+from .lexicon import NOT_NAMES, job_head
 
 _PARTICIPLES = (
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
@@ -65,6 +65,8 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"'d\b", " would"),
         (r"\bname's\b", "name is"),
         (r"^name is\b", "my name is"),  # "Name's Dave": the speaker's own name
+        # "Rafa here, 38, ...": an introduction with an age, said as "I am Rafa"
+        (r"(?:^|(?<=[.!?] ))([A-Z][a-z\u00DF-\u00FF]+) here(?=\s*,\s*\d)", r"I am \1"),
         (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
         (r"\bw/\s*|(?<=[a-z]) w (?=(?:my|our|the|a|his|her|[A-Z])\b)", " with "),
         (r"\blet's\b", "let us"),
@@ -91,7 +93,7 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
-    ("name's",), ("name is",), (" n ",), ("w/", " w "), ("let's",), ("'s",), ("'s",), ("gonna",),
+    ("name's",), ("name is",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",), ("'s",), ("gonna",),
     ("wanna",), ("gotta",), ("kinda",),
     ("can not",), ("me ",), ("after",), ("i",),
 )  # fmt: skip
@@ -205,11 +207,22 @@ _COMMA_VERB = re.compile(
 )
 # ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
 COMPLEMENT_START = re.compile(
+    r"\d{1,2}(?=\s*(?:,|$|\s+(?:and|years?|yo)\b))|"  # "I'm Ana, 34, ...": an age
     r"(?:now\s+|originally\s+|also\s+|still\s+|(?:really|so|very|mad|well|totally|severely|quite)\s+)?"
     r"(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|self-employed\b|in\s+[A-Z]|"
     r"an?\s+[a-z]|allergic\s+to\b|into\b|obsessed\s+with\b|fluent\s+in\b|(?:vegetarian|vegan|pescatarian)\b)"
 )
 _COMMA_COMPLEMENT = re.compile(rf",\s+(?={COMPLEMENT_START.pattern})")
+_COMMA_BARE = re.compile(r",\s+(?=[a-z])")
+_BARE_JOB = re.compile(r"(?P<t>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s*(?:,|$|\s+(?:in|at|for|with|from)\s)")
+
+
+def bare_job(text: str) -> bool:
+    """'nurse in Lisbon', 'backend dev at Monzo': an occupation said without "a"."""
+    m = _BARE_JOB.match(text)
+    return bool(m) and job_head(m["t"])
+
+
 _COPULA = re.compile(
     r"\b(?:[Ii] am|[Ww]e are|[Ii] was|[Ww]e were|"
     r"(?:[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z]+|[Mm]y [a-z-]+) (?:is|are|was|were))\b"
@@ -292,6 +305,11 @@ def split_clauses(sentence: str) -> list[Piece]:
     if "," in sentence and copula_at >= 0:
         for m in _COMMA_COMPLEMENT.finditer(sentence):
             if copula_at < m.start() and not any(c[0] <= m.start() < c[1] for c in cuts):
+                cuts.append((m.start(), m.end(), "", True))
+        for m in _COMMA_BARE.finditer(sentence):  # "I'm Ana, 34, nurse in Lisbon": a job without its article
+            if copula_at < m.start() and bare_job(sentence[m.end() :]) and not any(
+                c[0] <= m.start() < c[1] for c in cuts
+            ):
                 cuts.append((m.start(), m.end(), "", True))
     cuts.sort()
     pieces: list[Piece] = []
