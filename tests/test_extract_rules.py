@@ -668,6 +668,14 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("Dermot here, 45, originally from Cavan", [("user", "age", "45"), ("user", "from", "Cavan")], []),
     ("Bené and I have been together six years", [("user", "partner", "Bené")], []),
     ("We have a pub in Ennis called The Anvil", [("user", "owns", "Anvil")], []),
+    # a statement with a question tacked on, and chat that drops "I am"
+    ("I just moved to Halifax, any tips?", [("user", "lives_in", "Halifax")], []),
+    ("My brother lives in Oslo, is it expensive there?", [("user's brother", "lives_in", "Oslo")], []),
+    (
+        "Got promoted at work. Still at Wise, still in Tallinn",
+        [("user", "works_at", "Wise"), ("user", "lives_in", "Tallinn")],
+        [],
+    ),
 ]
 
 
@@ -696,6 +704,9 @@ CARRY_OVER_NOTHING = [
     "I row with my brother all the time",
     "I'm a medical student at Queen's",  # a school, not an employer
     "I'm in hospital this week",
+    "Should I move to Berlin, what do you think?",
+    "my friend thinks I should move to Paris, what do you reckon?",
+    "Still in shock tbh",
 ]
 
 

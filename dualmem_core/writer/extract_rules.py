@@ -45,6 +45,7 @@ from .rules.text import (
     open_clause,
     split_clauses,
     split_sentences,
+    starts_question,
 )
 
 # Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
@@ -52,6 +53,12 @@ _CHANGE_VERB = re.compile(
     r"^(?:moving|relocating|going to|going back to|heading to|flying to|traveling to|travelling to|starting|"
     r"joining|leaving|quitting|getting|having a baby|adopting|buying|visiting|taking a trip|retiring|"
     r"graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
+)
+# The question tacked onto a statement: "I just moved to Leeds, any tips?", "... so what should I do?"
+_TRAILING_ASK = re.compile(
+    r"(?:,|\s+-|\s+so|\s+but)\s+(?:so\s+|and\s+|but\s+)?(?:any|what|how|can|could|should|do|does|is|are|would|"
+    r"where|which|who|why|when|ideas|tips|thoughts|suggestions|advice|recommendations|help)\b(?!.*,\s*(?:I|we|my)\s)",
+    re.I,
 )
 _RHETORICAL = re.compile(
     r"^(?:did I (?:tell|mention to) you|have I (?:told|mentioned to) you|guess what)\b", re.I
@@ -160,8 +167,11 @@ class RuleExtractor:
             body = sentence.text
             if is_question(sentence):
                 m = _RHETORICAL.match(body)
+                ask = _TRAILING_ASK.search(body)
                 if _UNSURE.match(body):
                     pass  # "so I guess I'm pescatarian now??" states something, unsure of the label
+                elif ask and not m and ask.start() > 0 and not starts_question(body):
+                    body = body[: ask.start()]  # "I'm vegetarian, any recipe ideas?": the statement stands
                 elif not m:
                     continue
                 else:
@@ -285,7 +295,8 @@ class RuleExtractor:
         if subject is None and clause.inherits and state.previous is not None:
             subject, rest = state.previous, text
             if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
-                rest = f"{state.copula} {text}"
+                kept = m[1] if (m := _STILL_NOW.match(clause.said)) else ""  # "..., still in Manchester"
+                rest = f"{state.copula} {kept} {text}"
             elif state.copula and bare_job(text):  # "I'm Ana, 34, nurse in Lisbon": "am a nurse in Lisbon"
                 rest = f"{state.copula} a {text}"
         else:
@@ -475,6 +486,7 @@ _THERE = re.compile(
 )
 _ONWARD_TO = re.compile(ONWARD)
 _MOTION = re.compile(r"\b(?:moved|relocated|went|flew|travell?ed|headed|drove)\b")
+_STILL_NOW = re.compile(r"(still|now)\s", re.I)
 _NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
 _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"

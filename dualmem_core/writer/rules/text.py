@@ -65,8 +65,10 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"'d\b", " would"),
         (r"\bname's\b", "name is"),
         (r"^name is\b", "my name is"),  # "Name's Dave": the speaker's own name
+        # "Still at Bumble, still in Manchester.": chat drops the "I am"
+        (r"(?:^|(?<=[.!?] ))(?:still) (in|at|with) (?=(?:the )?(?-i:[A-Z]))", r"I am still \1 "),
         # "Rafa here, 38, ...": an introduction with an age, said as "I am Rafa"
-        (r"(?:^|(?<=[.!?] ))([A-Z][a-z\u00DF-\u00FF]+) here(?=\s*,\s*\d)", r"I am \1"),
+        (r"(?:^|(?<=[.!?] ))((?-i:[A-Z][a-z\u00DF-\u00FF]+)) here(?=\s*,\s*\d)", r"I am \1"),
         (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
         (r"\bw/\s*|(?<=[a-z]) w (?=(?:my|our|the|a|his|her|[A-Z])\b)", " with "),
         (r"\blet's\b", "let us"),
@@ -93,8 +95,8 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
-    ("name's",), ("name is",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",), ("'s",), ("gonna",),
-    ("wanna",), ("gotta",), ("kinda",),
+    ("name's",), ("name is",), ("still",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",),
+    ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
     ("can not",), ("me ",), ("after",), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
@@ -409,6 +411,11 @@ _NON_STATEMENT = re.compile(
     r"suppose|consider)\s)",
     re.IGNORECASE,
 )
+
+
+def starts_question(text: str) -> bool:
+    """'Should I move?', 'What do you think of Cork?': the sentence opens as a question."""
+    return bool(_QUESTION_START.match(text))
 
 
 def is_question(sentence: Sentence) -> bool:

@@ -269,6 +269,7 @@ def _be_with(m: re.Match[str], ctx: Context) -> list[Draft]:
     lasting = (ctx.aspect.perfect or m["v"] == "been") and (
         ctx.has_time("duration", "since") or bool(_YEARS.search(m["o"]))
     )  # "been at Shopify three years"
+    lasting = lasting or (ctx.aspect.still and m["p"] == "at" and ctx.work_talk)  # "still at Bumble"
     if ctx.aspect.negated or (ctx.aspect.past and not (ctx.aspect.perfect or ctx.aspect.ended)):
         return []  # "I was at Google for the day"
     if not lasting:
