@@ -676,6 +676,9 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
         [("user", "works_at", "Wise"), ("user", "lives_in", "Tallinn")],
         [],
     ),
+    ("three weeks in at Ocado and loving it", [("user", "works_at", "Ocado")], []),
+    ("I need to sell my Yamaha before the move", [("user", "owns", "Yamaha")], []),
+    ("still very happily at Arup, work is busy", [("user", "works_at", "Arup")], []),
 ]
 
 

@@ -618,4 +618,20 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
                 "nickname", m["o"], 0.8, rule="nickname.call_me", subject=speaker, kind="none", timing="none"
             )
         )
+    if (m := _WEEKS_IN.match(text)) and (org := proper_run(m["o"])) and not is_place(org):
+        out.append(Draft("works_at", org, 0.7, rule="works_at.weeks_in", subject=speaker, timing="none"))
+    if (m := _TO_SELL.search(text)) and (thing := proper_run(m["o"], max_tokens=3) or m["o"].lower()):
+        said = f"{speaker} owns {thing if thing[:1].isupper() else 'a ' + thing}"
+        out.append(Draft("owns", thing, 0.65, rule="owns.to_sell", subject=speaker, text=said, kind="thing"))
     return out
+
+
+# "two weeks in at Aerojet": how long someone has been in a new job
+_WEEKS_IN = re.compile(
+    r"^(?:\w+\s+){1,2}(?:days?|weeks?|months?)\s+in\s+at\s+(?P<o>(?:the\s+)?[A-Z].*)"
+)
+# "I need to sell my Subaru": what one is about to sell, one still owns
+_TO_SELL = re.compile(
+    r"\b(?:need|have|want|going|trying|got|planning|hoping)\s+to\s+sell\s+my\s+(?:old\s+)?"
+    r"(?P<o>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}|car|bike|van|camera|piano|guitar|motorbike|boat|caravan)\b"
+)

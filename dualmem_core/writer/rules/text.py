@@ -66,7 +66,10 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bname's\b", "name is"),
         (r"^name is\b", "my name is"),  # "Name's Dave": the speaker's own name
         # "Still at Bumble, still in Manchester.": chat drops the "I am"
-        (r"(?:^|(?<=[.!?] ))(?:still) (in|at|with) (?=(?:the )?(?-i:[A-Z]))", r"I am still \1 "),
+        (
+            r"(?:^|(?<=[.!?] ))still(?: (?:very|really|so|\w+ly)){0,3} (in|at|with) (?=(?:the )?(?-i:[A-Z]))",
+            r"I am still \1 ",
+        ),
         # "Rafa here, 38, ...": an introduction with an age, said as "I am Rafa"
         (r"(?:^|(?<=[.!?] ))((?-i:[A-Z][a-z\u00DF-\u00FF]+)) here(?=\s*,\s*\d)", r"I am \1"),
         (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
