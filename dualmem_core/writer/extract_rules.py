@@ -192,7 +192,7 @@ class RuleExtractor:
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
-        return dedupe(facts)
+        return _named_pets_only(dedupe(facts))
 
     # -------------------------------------------------------------------------------- clauses
 
@@ -495,6 +495,23 @@ _MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?he
 _PET_CALLED = re.compile(r"^(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
+
+
+def _named_pets_only(facts: list[Fact]) -> list[Fact]:
+    """'We adopted a dog. His name is Pickles': one pet, named, not a dog and Pickles."""
+    named = [f.text for f in facts if f.predicate == "pet" and f.object[:1].isupper() and not f.negated]
+    if not named:
+        return facts
+    return [
+        f
+        for f in facts
+        if not (
+            f.predicate == "pet"
+            and f.object[:1].islower()
+            and not f.negated
+            and any(re.search(rf"\b{re.escape(f.object)} named\b", t) for t in named)
+        )
+    ]
 
 
 def _until_time(text: str, now: datetime) -> str:

@@ -25,6 +25,10 @@ _V_LIKE = (
     r"digs|prefer|prefers|preferred|appreciate|appreciates)"
 )
 
+_DRINKS = (
+    r"tea|rooibos|decaf|coffee|oat milk|soy milk|almond milk|green tea|herbal tea|matcha|kombucha|"
+    r"sparkling water|water|chai|espresso|hot chocolate|juice"
+)
 _DIET = "|".join(re.escape(d) for d in sorted(DIETS, key=len, reverse=True))
 
 _NOT_LIKED = re.compile(
@@ -341,8 +345,9 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "likes.into",
-        rf"(?:{BE}|got|get|getting)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|totally\s+|pretty\s+|"
-        r"a\s+little\s+|kind\s+of\s+)?(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
+        rf"(?:{BE}|got|get|getting|gotten|become|became)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|"
+        r"totally\s+|pretty\s+|a\s+little\s+|kind\s+of\s+|sort\s+of\s+|a\s+bit\s+)?"
+        r"(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
         r"nuts about|a (?:big |huge |massive |great |die-hard |lifelong |total )?fan of|fond of|keen on|"
         r"addicted to|hooked on|big on|partial to|a sucker for)\s+(?P<o>.+)",
         _like_adj,
@@ -384,6 +389,13 @@ RULES: tuple[Rule, ...] = (
             Draft("diet", m["o"].lower(), 0.8, kind="none", timing="end", ended=True)
         ],
         flags=re.I,
+    ),
+    rule(
+        "likes.switched_to",  # "I quit coffee and switched to rooibos": the new drink is a preference
+        rf"(?P<v>switched|swapped|changed|moved)\s+(?:over\s+)?to\s+(?P<o>(?:[a-z-]+\s+)?(?:{_DRINKS}))\b",
+        lambda m, c: []
+        if c.aspect.negated or c.aspect.modal
+        else [Draft("likes", m["o"], 0.6, timing="start")],
     ),
     rule(
         "eats.but_not",  # "I eat fish but not meat"

@@ -240,7 +240,8 @@ VERB_START = re.compile(
     r"(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|just|also|recently|currently|now|"
     r"still|live|lives|lived|work|works|worked|love|loves|loved|like|likes|enjoy|enjoys|hate|hates|moved|"
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
-    r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
+    r"adopted|married|never|no longer|used to|teach|teaches|run|runs|switched|quit|stopped|sold|retired|"
+    r"finished|graduated|became)\b"
 )
 ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
 _ONWARD = re.compile(ONWARD)

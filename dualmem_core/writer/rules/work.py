@@ -111,11 +111,14 @@ def _job_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     title = m["title"]
     if not title and (after := _AS_TITLE.search(m["o"])):  # "a job at WHOI as a research technician"
         title = after["t"]
+    if not title and (after := _COMMA_TITLE.search(m["o"])) and job_head(after["t"]):
+        title = after["t"]  # "a job at Aerojet in Rancho Cordova, lab safety coordinator"
     if title:
         out += job_drafts(title, 0.8, ctx, timing)
     return out
 
 
+_COMMA_TITLE = re.compile(r",\s*(?:as\s+)?(?:a\s+|an\s+)?(?P<t>[a-z][a-z -]{2,40}?)\s*(?:$|[,.])")
 _AS_TITLE = re.compile(r"\s+as\s+(?:a|an|the|their|our)\s+(?P<t>[a-z][\w -]+)")
 
 
