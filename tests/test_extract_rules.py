@@ -680,6 +680,12 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("three weeks in at Ocado and loving it", [("user", "works_at", "Ocado")], []),
     ("I need to sell my Yamaha before the move", [("user", "owns", "Yamaha")], []),
     ("still very happily at Arup, work is busy", [("user", "works_at", "Arup")], []),
+    ("I drive for Bolt", [("user", "works_at", "Bolt"), ("user", "job_title", "driver")], []),
+    ("I'm doing an apprenticeship with Rolls-Royce", [("user", "works_at", "Rolls-Royce")], []),
+    ("I'm a Canucks fan through and through", [("user", "likes", "Canucks")], []),
+    ("my brother's a copper in Leeds", [("user's brother", "job_title", "copper")], []),
+    ("I quit coffee and switched to green tea", [("user", "likes", "green tea")], []),
+    ("I took a job at Arup in Leeds, site engineer", [("user", "job_title", "site engineer")], []),
 ]
 
 
@@ -719,6 +725,12 @@ CARRY_OVER_NOTHING = [
     "my friend thinks I should move to Paris, what do you reckon?",
     "Still in shock tbh",
 ]
+
+
+def test_an_age_said_with_a_future_date_is_not_yet_true() -> None:
+    """'my mam is 80 next week': no age 80 now; 'I'll be 40 next month' still reads as the coming age."""
+    assert not [f for f in extract("my mam is 80 next week") if f.predicate == "age"]
+    assert find(extract("I'll be 40 next month"), "age", "40")
 
 
 @pytest.mark.parametrize("text", CARRY_OVER_NOTHING)

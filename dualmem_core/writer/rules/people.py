@@ -36,6 +36,8 @@ _NOT_INTRO = frozenset(
 def _age(m: re.Match[str], ctx: Context) -> list[Draft]:
     if ctx.past and not ctx.aspect.future:
         return []  # "I was 5 when ..." describes a moment, not an age now
+    if not ctx.aspect.future and any(t.valid_from and t.valid_from > ctx.now for t in ctx.times):
+        return []  # "my mam is 80 next week": not yet
     return _turned(m, ctx)
 
 
@@ -266,7 +268,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "age",
         rf"(?:am|is|are)\s+(?P<q>almost\s+|nearly\s+|about\s+|over\s+)?(?P<o>{NUMBER})"
-        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*(?:$|(?=,|\s+(?:and|but|so|now|today|next|this)\b))",
+        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*(?:$|(?=,|\s+(?:and|but|so|now|today)\b))",
         _age,
     ),
     rule(

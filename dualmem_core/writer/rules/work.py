@@ -237,7 +237,10 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     return []
 
 
-_TEAM_FAN = re.compile(r"(?P<x>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,2})\s+(?:fan|supporter)$")
+_TEAM_FAN = re.compile(
+    r"(?P<x>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,2})\s+(?:fan|supporter)"
+    r"(?:$|\s+(?:through and through|for life|since)\b)"
+)
 _LIVING_IN = re.compile(r"^[A-Za-z-]+\s+(?:living|based|settled)\s+in\s+(?P<o>[A-Z].*)")
 _VOCATIVE = re.compile(r"\s+(?:mate|bro|dude|man|lol|haha|tbh|innit|eh)$", re.I)
 _FROM_PLACE = re.compile(r"\s+from\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
@@ -394,9 +397,10 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at.job",
-        r"(?P<v>got|get|getting|landed|land|accepted|accept|took|take|started|start|starting|found|have|has|"
+        r"(?P<v>got|get|getting|landed|land|accepted|accept|took|take|started|start|starting|found|have|has|doing|"
         r"began|begin|secured|scored)\s+(?:a|an|the|my|this|that)\s+(?:(?:new|dream|first|full-time|"
-        r"part-time|summer|great|good|big)\s+)*(?:job|position|role|internship|gig|post|contract|placement)"
+        r"part-time|summer|great|good|big)\s+)*(?:job|position|role|internship|gig|post|contract|placement|"
+        r"apprenticeship|traineeship)"
         r"(?:\s+as\s+(?:a\s+|an\s+)?(?P<title>.+?))?\s+(?:at|with|for|in)\s+(?P<o>.+)",
         _job_at,
     ),
@@ -417,6 +421,14 @@ RULES: tuple[Rule, ...] = (
         "works_at.fired",
         rf"(?:{BE}|got|get)\s+(?:fired|laid off|let go|sacked|made redundant)\s+(?:from|by|at)\s+(?P<o>.+)",
         _fired,
+    ),
+    rule(
+        "works_at.drive_for",  # "I drive for Uber", "I deliver for Deliveroo"
+        r"(?P<v>drive|drives|deliver|delivers|ride|rides|cycle|cycles)\s+for\s+(?P<o>[A-Z].+)",
+        lambda m, c: []
+        if c.aspect.negated or c.past
+        else org_drafts(m["o"], 0.75)
+        + [Draft("job_title", "driver" if m["v"].startswith("dri") else "courier", 0.65, kind="none")],
     ),
     rule(
         "works_at.intern",
