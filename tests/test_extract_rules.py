@@ -686,6 +686,12 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("my brother's a copper in Leeds", [("user's brother", "job_title", "copper")], []),
     ("I quit coffee and switched to green tea", [("user", "likes", "green tea")], []),
     ("I took a job at Arup in Leeds, site engineer", [("user", "job_title", "site engineer")], []),
+    # negatives and endings kept explicit
+    ("I don't have kids", [("user", "child", "children", True)], []),
+    ("I'm an only child", [("user", "sibling", "siblings", True)], []),
+    ("I'm no longer vegetarian", [("user", "diet", "vegetarian")], ["vegetarian"]),
+    ("Back in college I was a lifeguard", [("user", "job_title", "lifeguard")], ["lifeguard"]),
+    ("we're not married, just engaged", [("user", "relationship_status", "engaged")], []),
 ]
 
 

@@ -535,8 +535,16 @@ _SPACES = re.compile(r"\s+")
 _NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
 
 
+_BACK_WHEN = re.compile(
+    r"^(?:back\s+)?(?:in|at|during|through)\s+(?:uni|college|school|university|high school|sixth form|"
+    r"my twenties|my teens|my 20s|my thirties|my 30s)\s*,?\s+(?=(?:I|we)\s)",
+    re.I,
+)
+
+
 def _skip_leading_time(text: str, now: datetime) -> str:
     """'Last summer, I went to Iceland' -> 'I went to Iceland' (the date still resolves from the clause)."""
+    text = _BACK_WHEN.sub("", text)  # "Back in uni I was a barista": a past time without a date
     for _ in range(2):
         found = dates.find_time_expressions(text, now)
         if found and found[0].start == 0:

@@ -223,6 +223,7 @@ _HAVE = re.compile(r"(?P<aux>have|has|had)\s+", re.I)
 _BE_ING = re.compile(rf"(?P<aux>am|is|are|was|were|be|been)\s+(?:(?:{_ADVERBS})\s+)*(?=[a-z]+ing\b)", re.I)
 _HEDGE = re.compile(r"(?:probably|maybe|perhaps)\s+", re.I)
 _BE_NOT = re.compile(r"(?P<be>am|is|are|was|were)\s+(?:not|never)\s+", re.I)
+_BE_NO_LONGER = re.compile(r"(?P<be>am|is|are|was|were)\s+no\s+longer\s+", re.I)
 _ANY_MORE = re.compile(r"\b(?:any ?more|any longer)\b", re.I)
 _ADVERBS_NOT = re.compile(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", re.I)
 _LEADING_ADVERB = re.compile(rf"^(?:{_ADVERBS})\b[\s,]*", re.I)
@@ -284,6 +285,9 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
         text = text[_aux_step(text, aspect) :]
         if m := _BE_NOT.match(text):
             aspect.negated = True  # "am not a fan of": keep the copula the rules need
+            text = f"{m['be']} {text[m.end() :]}"
+        elif m := _BE_NO_LONGER.match(text):
+            aspect.ended = True  # "I'm no longer vegan": it held and has stopped
             text = f"{m['be']} {text[m.end() :]}"
         if text == before:
             break

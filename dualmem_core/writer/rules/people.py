@@ -151,8 +151,10 @@ def _breakup(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _have_relation(m: re.Match[str], ctx: Context) -> list[Draft]:
     rel = m["rel"].lower()
     predicate = relation_of(rel)
-    if predicate is None or m["n"].lower() == "no":
+    if predicate is None:
         return []
+    if m["n"].lower() == "no":  # "I have no siblings"
+        return _no_relatives(predicate, rel, ctx)
     timing = "start" if m["v"] in ("had", "got") and predicate == "child" else "none"
     people = names_in(m["names"])
     if people:
@@ -171,6 +173,22 @@ def _have_relation(m: re.Match[str], ctx: Context) -> list[Draft]:
             text=f"{subject_text(ctx)} has {m['n']} {rel}",
         )
     ]
+
+
+def _no_relatives(predicate: str, rel: str, ctx: Context) -> list[Draft]:
+    """'I don't have kids', 'I'm an only child': a negative fact, kept explicit."""
+    if predicate not in ("child", "sibling"):
+        return []
+    value = "children" if predicate == "child" else "siblings"
+    said = f"{subject_text(ctx)} has no {value if rel.endswith('s') or rel in ('children',) else rel + 's'}"
+    return [Draft(predicate, value, 0.75, negated=True, kind="none", timing="none", text=said)]
+
+
+def _none_had(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if not ctx.aspect.negated or ((ctx.past or ctx.aspect.past) and m["v"] != "got") or not ctx.is_speaker:
+        return []
+    rel = m["rel"].lower()
+    return _no_relatives(relation_of(rel) or "", rel, ctx)
 
 
 def _baby(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -350,6 +368,17 @@ RULES: tuple[Rule, ...] = (
         rf"(?:(?:older|younger|little|big|baby|twin|grown|adult|teenage|step|half)[\s-]+)*(?P<rel>{REL})\b"
         rf"(?:\s*[,:(]?\s*(?:(?:named|called)\s+)?(?P<names>{NAMES}))?",
         _have_relation,
+    ),
+    rule(
+        "relations.none",  # "I don't have kids", "we haven't got any children"
+        r"(?P<v>have|has|got)\s+(?:any\s+)?(?P<rel>kids|children|siblings|brothers or sisters)\s*"
+        r"(?:$|,|\s+(?:yet|of my own)\b)",
+        _none_had,
+    ),
+    rule(
+        "relations.only_child",
+        r"(?:am|is|was)\s+(?:an\s+)?only\s+child\b",
+        lambda m, c: [] if c.aspect.negated else _no_relatives("sibling", "siblings", c),
     ),
     rule(
         "relations.baby",
