@@ -692,6 +692,8 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I'm no longer vegetarian", [("user", "diet", "vegetarian")], ["vegetarian"]),
     ("Back in college I was a lifeguard", [("user", "job_title", "lifeguard")], ["lifeguard"]),
     ("we're not married, just engaged", [("user", "relationship_status", "engaged")], []),
+    ("Our dog's called Bran", [("user", "pet", "Bran")], []),
+    ("Ciara's my sister", [("user", "sibling", "Ciara")], []),
 ]
 
 
@@ -731,6 +733,10 @@ CARRY_OVER_NOTHING = [
     "my friend thinks I should move to Paris, what do you reckon?",
     "Still in shock tbh",
 ]
+
+
+def test_ages_of_several_children_are_not_one_age() -> None:
+    assert not [f for f in extract("My kids are 4 and 7") if f.predicate == "age"]
 
 
 def test_an_age_said_with_a_future_date_is_not_yet_true() -> None:

@@ -7,7 +7,7 @@ import re
 from .base import Builder, Context, Draft, Rule, rule
 from .clauses import NAME
 from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text
-from .lexicon import PETS, is_demonym, job_head, relation_of
+from .lexicon import PETS, is_demonym, is_plural_relation, job_head, relation_of
 from .objects import proper_run
 
 _V_HAVE_PET = (
@@ -42,6 +42,8 @@ def _age(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _turned(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.subject.kind == "relative" and is_plural_relation(ctx.subject.role):
+        return []  # "my kids are 4 and 7": ages of several people, none of them "the kids"
     value = count_text(m["o"])
     if not value.isdigit() or not 0 < int(value) < 130:
         return []
