@@ -732,6 +732,8 @@ CARRY_OVER_NOTHING = [
     "Should I move to Berlin, what do you think?",
     "my friend thinks I should move to Paris, what do you reckon?",
     "Still in shock tbh",
+    "My mum is in Tesco",
+    "my dad is in St Vincent's Hospital",
 ]
 
 

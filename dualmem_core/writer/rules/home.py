@@ -68,8 +68,9 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
         # "we're back in Toronto": home again
         return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
     if present and not ctx.is_speaker and not ctx.times and _ENDS_AT_PLACE.match(m["o"]):
-        # "my sister's in Chicago": where someone else is, said in passing, is where they live
-        return items("lives_in", m["o"], "place", 0.55, accept=lambda p: p[:1].isupper())
+        # "my sister's in Chicago": where someone else is, said in passing, is where they live;
+        # "my mum is in Tesco" is an errand
+        return items("lives_in", m["o"], "place", 0.55, accept=_town)
     lasting = present and (
         ctx.aspect.still
         or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
@@ -82,6 +83,16 @@ def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
 
 
+def _town(place: str) -> bool:
+    return place[:1].isupper() and not _VENUE.search(place)
+
+
+_VENUE = re.compile(
+    r"\b(?:Tesco|Aldi|Lidl|Asda|Sainsbury's|Morrisons|Waitrose|Dunnes|SuperValu|Woolworths|Coles|Costco|Walmart|"
+    r"Target|IKEA|Ikea|Primark|Penneys|Boots|Starbucks|Costa|Greggs|Centra|Spar|Loblaws|Kmart|Argos|Currys|"
+    r"Hospital|Airport|Station|Centre|Center|Mall|Park|Stadium|Arena|Hotel|Clinic|School|College|University|"
+    r"Library|Church|Gym|Cinema|Theatre|Theater|Pub|Bar|Cafe|Café|Year|Grade|Class|Form)\b"
+)
 _THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
 _NOW = re.compile(r"\bnow\b")
 _SETTLED_PLACE = re.compile(
