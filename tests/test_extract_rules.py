@@ -694,6 +694,10 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("we're not married, just engaged", [("user", "relationship_status", "engaged")], []),
     ("Our dog's called Bran", [("user", "pet", "Bran")], []),
     ("Ciara's my sister", [("user", "sibling", "Ciara")], []),
+    ("my favourite album of all time is Blue", [("user", "favourite_album", "Blue")], []),
+    ("I'm mad into camogie", [("user", "likes", "camogie")], []),
+    ("I'm a bit of a tea snob", [("user", "likes", "tea")], []),
+    ("can't get enough of Wet Leg", [("user", "likes", "Wet Leg")], []),
 ]
 
 

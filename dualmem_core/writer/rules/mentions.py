@@ -357,7 +357,9 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "favourite",
             rf"^{_OWNER}\s+(?:all[- ]time\s+|absolute\s+|personal\s+|current\s+|new\s+)?(?:favou?rite|go-to|"
-            rf"fave|fav)\s+(?P<cat>[A-Za-z][\w -]{{0,30}}?)\s+{_COPULA}\s+(?P<o>.+)",
+            rf"fave|fav)\s+(?P<cat>[A-Za-z][\w -]{{0,30}}?)"
+            rf"(?:\s+(?:of all time|ever|in the world|at the moment|right now|these days|of the year))?"
+            rf"\s+{_COPULA}\s+(?P<o>.+)",
         ),
         (
             "hobby",

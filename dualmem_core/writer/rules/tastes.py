@@ -346,7 +346,8 @@ RULES: tuple[Rule, ...] = (
     rule(
         "likes.into",
         rf"(?:{BE}|got|get|getting|gotten|become|became)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|"
-        r"totally\s+|pretty\s+|a\s+little\s+|kind\s+of\s+|sort\s+of\s+|a\s+bit\s+)?"
+        r"totally\s+|pretty\s+|a\s+little\s+|kind\s+of\s+|sort\s+of\s+|a\s+bit\s+|mad\s+|big\s+|well\s+|"
+        r"dead\s+|proper\s+|massively\s+|hugely\s+|seriously\s+)?"
         r"(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
         r"nuts about|a (?:big |huge |massive |great |die-hard |lifelong |total )?fan of|fond of|keen on|"
         r"addicted to|hooked on|big on|partial to|a sucker for)\s+(?P<o>.+)",

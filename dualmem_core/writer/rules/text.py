@@ -82,6 +82,7 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bgotta\b", "got to"),
         (r"\bkinda\b", "kind of"),
         (r"\bcan not (?:stand|bear|stomach|tolerate|abide|be doing with|be dealing with)\b", "hate"),
+        (r"\bcan not get enough of\b", "love"),
         # Irish and northern English "me" for "my": "me mam lives in Cork"
         (r"\bme (?=(?:mam|mum|ma|mom|da|dad|nan|nana|granny|gran|brother|sister|husband|wife|fella|missus|"
          r"kids|daughter|son|partner|boyfriend|girlfriend|mate|best mate|cousin|auntie|uncle|folks)\b)",
@@ -100,7 +101,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
     ("name's",), ("name is",), ("still",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",),
     ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
-    ("can not",), ("me ",), ("after",), ("i",),
+    ("can not",), ("can not",), ("me ",), ("after",), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".

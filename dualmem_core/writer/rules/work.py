@@ -201,6 +201,9 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     )
     if fan:  # "a huge Arsenal fan"
         return [Draft("likes", fan["x"], 0.75, kind="thing")]
+    snob = _SNOB.search(lowered)
+    if snob and snob["x"] not in ("total", "big", "huge", "real", "complete", "self-confessed", "bit"):
+        return [Draft("likes", snob["x"], 0.7, kind="thing")]  # "a coffee snob", "a film buff"
     agent = re.match(
         r"(?:avid|keen|amateur|passionate|enthusiastic|casual|weekend|serious|big|huge|hobby)\s+"
         r"(?P<a>[a-z]+)",
@@ -237,6 +240,10 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     return []
 
 
+# "a coffee snob", "a bit of a film buff": what someone is fond of
+_SNOB = re.compile(
+    r"(?:^|\s)(?P<x>[a-z]+)\s+(?:snob|nerd|geek|addict|fiend|junkie|fanatic|enthusiast|buff|lover)$"
+)
 _TEAM_FAN = re.compile(
     r"(?P<x>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,2})\s+(?:fan|supporter)"
     r"(?:$|\s+(?:through and through|for life|since)\b)"
