@@ -698,6 +698,9 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I'm mad into camogie", [("user", "likes", "camogie")], []),
     ("I'm a bit of a tea snob", [("user", "likes", "tea")], []),
     ("can't get enough of Wet Leg", [("user", "likes", "Wet Leg")], []),
+    ("I teach year 4", [("user", "job_title", "teacher")], []),
+    ("I'm contracting for BP", [("user", "works_at", "BP")], []),
+    ("I'm on maternity leave from Aviva", [("user", "works_at", "Aviva")], []),
 ]
 
 
@@ -737,6 +740,7 @@ CARRY_OVER_NOTHING = [
     "my friend thinks I should move to Paris, what do you reckon?",
     "Still in shock tbh",
     "My mum is in Tesco",
+    "I teach my kids to swim",
     "my dad is in St Vincent's Hospital",
 ]
 

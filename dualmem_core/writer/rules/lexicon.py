@@ -97,7 +97,7 @@ postman postwoman postie solicitor barrister plasterer bricklayer labourer labor
 locksmith tiler decorator gp fireman porter steward stewardess conductor fitter coder sysadmin cop
 bouncer apprentice trainee housewife househusband barman barmaid server childminder physio osteopath
 chiropractor podiatrist radiographer phlebotomist anaesthetist anesthetist orthodontist academic
-magistrate doula tradie tradesman sparky brickie fishmonger greengrocer publican registrar copper
+magistrate doula tradie tradesman sparky brickie fishmonger greengrocer publican registrar copper dev
 """.split()
 )
 # Words that make "I'm a/an X" a job even though the head is generic ("stay-at-home mom").

@@ -478,8 +478,25 @@ RULES: tuple[Rule, ...] = (
     rule(
         "job.state",
         rf"{BE}\s+(?P<o>retired|unemployed|self-employed|between jobs|out of work|freelancing|"
-        r"a stay-at-home (?:mom|dad|parent)|on (?:maternity|paternity|parental) leave)\b",
-        lambda m, c: [Draft("job_title", re.sub(r"^a\s+", "", m["o"]), 0.8, kind="none")],
+        r"a stay-at-home (?:mom|dad|parent)|on (?:maternity|paternity|parental) leave)\b"
+        r"(?:\s+(?:from|at)\s+(?P<org>(?:the\s+)?[A-Z].+))?",
+        lambda m, c: [Draft("job_title", re.sub(r"^a\s+", "", m["o"]), 0.8, kind="none")]
+        + (org_drafts(m["org"], 0.75) if m["org"] and "leave" in m["o"] else []),  # on leave from Deloitte
+    ),
+    rule(
+        "works_at.contracting",  # "I'm contracting for Shell", "freelancing for the BBC"
+        r"(?P<o>contracting|freelancing|consulting)\s+(?:for|at|with)\s+(?P<org>(?:the\s+)?[A-Z].+)",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.aspect.progressive
+        else org_drafts(m["org"], 0.75),
+    ),
+    rule(
+        "job.teach",  # "I teach year 6", "I teach English to adults"
+        r"(?P<v>teach|teaches)"
+        r"(?:\s+(?!(?:my|our|his|her|their|him|them|me|myself|people|kids how|you)\b)\S.*)?$",
+        lambda m, c: []
+        if c.aspect.negated or c.past or c.aspect.past or c.aspect.progressive or c.aspect.modal
+        else [Draft("job_title", "teacher", 0.65, kind="none", text=f"{subject_text(c)} is a teacher")],
     ),
     # study
     rule(
