@@ -701,6 +701,12 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I teach year 4", [("user", "job_title", "teacher")], []),
     ("I'm contracting for BP", [("user", "works_at", "BP")], []),
     ("I'm on maternity leave from Aviva", [("user", "works_at", "Aviva")], []),
+    # pastimes kept up
+    ("I've been getting into bouldering", [("user", "hobby", "bouldering")], []),
+    ("started doing pilates in March", [("user", "hobby", "pilates")], []),
+    ("been swimming a lot lately", [("user", "hobby", "swimming")], []),
+    ("I sing in a choir", [("user", "hobby", "singing")], []),
+    ("I go to the gym most days", [("user", "hobby", "going to the gym")], []),
 ]
 
 
@@ -741,6 +747,8 @@ CARRY_OVER_NOTHING = [
     "Still in shock tbh",
     "My mum is in Tesco",
     "I teach my kids to swim",
+    "I've been running late all week",
+    "I've been painting the house",
     "my dad is in St Vincent's Hospital",
 ]
 

@@ -51,8 +51,8 @@ from .rules.text import (
 # Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
 _CHANGE_VERB = re.compile(
     r"^(?:moving|relocating|going to|going back to|heading to|flying to|traveling to|travelling to|starting|"
-    r"joining|leaving|quitting|getting|having a baby|adopting|buying|visiting|taking a trip|retiring|"
-    r"graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
+    r"joining|leaving|quitting|getting(?!\s+into\b)|having a baby|adopting|buying|visiting|taking a trip|"
+    r"retiring|graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
 )
 # The question tacked onto a statement: "I just moved to Leeds, any tips?", "... so what should I do?"
 _TRAILING_ASK = re.compile(

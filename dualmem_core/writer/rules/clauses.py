@@ -266,6 +266,7 @@ def _aux_step(text: str, aspect: Aspect) -> int:
             aspect.perfect = True
     elif m := _BE_ING.match(text):
         aspect.progressive = True
+        aspect.perfect = aspect.perfect or m["aux"].lower() == "been"  # "been climbing a lot": no "have"
         aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
     elif m := _HEDGE.match(text):
         aspect.hedged = True

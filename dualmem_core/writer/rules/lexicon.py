@@ -162,7 +162,8 @@ croquet shinty bowls
 ACTIVITIES = frozenset(
     """
 yoga pilates karate judo taekwondo jiu-jitsu boxing kickboxing crossfit meditation archery fencing
-ballet gymnastics parkour calisthenics tai-chi zumba aikido kung-fu weightlifting powerlifting
+ballet gymnastics parkour calisthenics tai-chi zumba aikido kung-fu weightlifting powerlifting parkrun
+spinning barre
 """.split()
 )
 GO_ACTIVITIES = frozenset(

@@ -236,6 +236,7 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     )
     took_up = verb in ("took up", "take up", "taking up", "taken up", "takes up", "got into", "getting into")
     raw = re.split(r"\s+(?:for|since|at|in|with|on|every|last|this|when|because)\s+", m["o"], maxsplit=1)[0]
+    raw = re.sub(r"^(?:doing|playing|practising|practicing)\s+", "", raw)  # "started doing yoga"
     for d in items("hobby", raw, "thing", 0.8, listable=True):
         value = d.object.lower().replace(" ", "-")
         if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
@@ -266,6 +267,22 @@ _HOBBY_REST = re.compile(
     r"indoors|year[- ]round|for (?:a|the|my) (?:club|team|county|local))\b"
 )
 _GERUND = {"run": "running", "swim": "swimming", "box": "boxing", "fence": "fencing", "ski": "skiing"}
+_HABIT_ING = (
+    r"running|surfing|swimming|climbing|bouldering|hiking|cycling|knitting|skiing|sailing|baking|dancing|boxing|"
+    r"kayaking|golfing|fishing|gardening|painting|singing|rowing|skating|crocheting|volunteering"
+)
+
+
+def _been_doing(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been climbing a lot lately': a pastime kept up, said in the perfect progressive."""
+    aspect = ctx.aspect
+    if aspect.negated or not (aspect.perfect and aspect.progressive) or aspect.past:
+        return []
+    rest = m["rest"] or ""
+    kept_up = re.match(r"\s+(?:a lot|loads|lately|recently|more|again)\b", rest)
+    if rest.strip() and not (_HOBBY_REST.match(rest) or kept_up):
+        return []
+    return [Draft("hobby", m["o"], 0.65)]
 
 
 def _hobby_verb(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -337,9 +354,16 @@ RULES: tuple[Rule, ...] = (
         r"(?:a\s+)?(?:big|huge|massive|great|die-hard|lifelong)\s+fan\s+of\s+(?P<o>.+)",
         _like_adj,
     ),
+    rule("hobby.been_doing", rf"(?P<o>{_HABIT_ING})(?P<rest>\s+.*)?$", _been_doing),
+    rule(
+        "hobby.gym",  # "I go to the gym most days"
+        r"(?P<v>go|goes)\s+to\s+(?:the\s+)?gym\b",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past or c.aspect.progressive
+        else [Draft("hobby", "going to the gym", 0.6)],
+    ),
     rule(
         "hobby.verb",
-        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|ski|snowboard|skate|cycle|box|fence|"
+        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|ski|sing|volunteer|snowboard|skate|cycle|box|fence|"
         r"dance|bake|garden|fish|kayak|paddleboard|golf)(?P<rest>\s+.*)?$",
         lambda m, c: _hobby_verb(m, c),
     ),
