@@ -707,6 +707,8 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("been swimming a lot lately", [("user", "hobby", "swimming")], []),
     ("I sing in a choir", [("user", "hobby", "singing")], []),
     ("I go to the gym most days", [("user", "hobby", "going to the gym")], []),
+    ("I'm seeing someone, he's called Dev", [("user", "relationship_status", "in a relationship")], []),
+    ("I'm a single mum of two", [("user", "relationship_status", "single")], []),
 ]
 
 

@@ -337,6 +337,18 @@ RULES: tuple[Rule, ...] = (
         _status,
     ),
     rule(
+        "status.seeing",  # "I'm seeing someone (new)": the progressive peeled the copula off
+        r"(?P<v>seeing|dating)\s+someone\b",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.is_speaker
+        else [Draft("relationship_status", "in a relationship", 0.7, kind="none", timing="start")],
+    ),
+    rule(
+        "status.single_parent",  # "I'm a single mum"
+        rf"{BE}\s+(?:a\s+)?single\s+(?:mum|mom|dad|parent|mother|father)\b",
+        lambda m, c: [] if c.aspect.negated else [Draft("relationship_status", "single", 0.75, kind="none")],
+    ),
+    rule(
         "status.dating",
         rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off|"
         rf"(?:about|nearly|almost|over\s+)?(?:{NUMBER}|a|a few|a couple of)\s+(?:years?|months?))\b.*)?$",
