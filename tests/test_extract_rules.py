@@ -709,6 +709,8 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I go to the gym most days", [("user", "hobby", "going to the gym")], []),
     ("I'm seeing someone, he's called Dev", [("user", "relationship_status", "in a relationship")], []),
     ("I'm a single mum of two", [("user", "relationship_status", "single")], []),
+    ("Just moved house, we're in Chiswick now", [("user", "lives_in", "Chiswick")], []),
+    ("we bought a new car, a Kia", [("user", "owns", "Kia")], []),
 ]
 
 

@@ -83,6 +83,9 @@ _DROPPED = re.compile(
 )
 
 
+DROPPED = _DROPPED  # for the clause splitter: "Just moved house, we're in Ealing now" is two clauses
+
+
 def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subject | None:
     """The subject at the start of ``text``, resolved; None when it is unknown or not a person."""
     if _DROPPED.match(text):

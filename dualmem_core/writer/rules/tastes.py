@@ -153,9 +153,18 @@ _OWN_DROP = re.compile(
 )
 
 
+_BRAND_AFTER = re.compile(
+    r"(?:new\s+|used\s+|second[- ]hand\s+)?(?:car|bike|motorbike|van|phone|camera|laptop|guitar|truck)\s*,\s*"
+    r"(?:an?\s+)(?P<b>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)"
+)
+
+
 def _owns(m: re.Match[str], ctx: Context) -> list[Draft]:
     if re.search(r"\s(?:called|named)\s", m["o"]):
         return []  # "I own a cafe called Beans": the business rule names it
+    if brand := _BRAND_AFTER.match(m["o"]):  # "a new car, a Skoda"
+        timing = "start" if m["v"] in ("got", "bought") else "state"
+        return [Draft("owns", brand["b"], 0.7, kind="thing", timing=timing)]
     raw = cut(m["o"], "thing")
     raw = _OWN_DROP.sub("", _OWN_DROP.sub("", raw))
     house = re.match(r"(?P<h>house|home|place|apartment|flat|condo|townhouse|cabin)\s+in\s+(?P<p>.+)", raw)

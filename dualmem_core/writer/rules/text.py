@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .clauses import DROPPED
 from .lexicon import NOT_NAMES, job_head
 
 _PARTICIPLES = (
@@ -301,8 +302,9 @@ def split_clauses(sentence: str) -> list[Piece]:
     for m in _COMMA.finditer(sentence):
         left_start = max((c[1] for c in cuts if c[1] <= m.start()), default=0)
         left = sentence[left_start : m.start()]
-        if len(left.split()) <= 3 and not _PRONOUN_START.search(left) and not _IS.search(left):
-            continue  # "Last summer, I went ...": an adverbial, not a clause
+        short = len(left.split()) <= 3 and not _PRONOUN_START.search(left) and not _IS.search(left)
+        if short and not DROPPED.match(left.strip()):
+            continue  # "Last summer, I went ...": an adverbial; "Just moved house, we're ..." is a clause
         if any(c[0] <= m.start() < c[1] for c in cuts):
             continue
         cuts.append((m.start(), m.end(), "", False))
