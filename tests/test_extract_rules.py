@@ -711,6 +711,8 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I'm a single mum of two", [("user", "relationship_status", "single")], []),
     ("Just moved house, we're in Chiswick now", [("user", "lives_in", "Chiswick")], []),
     ("we bought a new car, a Kia", [("user", "owns", "Kia")], []),
+    ("Met my friend Ola for coffee, she's just moved to Derby", [("Ola", "lives_in", "Derby")], []),
+    ("My aunt lives in Perth, she's a nurse there", [("user's aunt", "job_title", "nurse")], []),
 ]
 
 

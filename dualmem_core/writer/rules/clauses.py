@@ -74,7 +74,7 @@ _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
 _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
-    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
+    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|"
     r"back from|grew up|born in|born on|raised in|live in|now living|working (?:at|for|as)|relocated|settled|"
     r"rescued|"
     r"(?:a\s+)?(?:big|huge|massive)\s+fan\s+of|"

@@ -258,6 +258,7 @@ only really very too quite good bad happy sad glad fine dear guess anyhow beside
 sadly unfortunately fortunately apparently basically seriously literally obviously hopefully
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july
 august september october november december christmas easter thanksgiving halloween
+met saw had went got made took spent caught ran bumped told asked called texted messaged heard
 """.split()
 )
 

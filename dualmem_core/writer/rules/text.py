@@ -30,7 +30,8 @@ _SUBJECT_PRONOUNS = r"(?:he|she|it|that|there|what|who|where|here|this|everyone|
 _IS_AFTER_NOUN = (
     r"(?:a|an|the|been|got|gotten|from|in|at|on|not|never|always|still|also|really|now|currently|just|"
     r"married|engaged|single|pregnant|retired|moving|living|working|going|getting|studying|doing|starting|"
-    r"dating|learning|taking|planning|allergic|vegan|vegetarian|called|named|my|our|\d+)\b"
+    r"dating|learning|taking|planning|allergic|vegan|vegetarian|called|named|my|our|retiring|leaving|coming|"
+    r"visiting|having|selling|buying|training|teaching|turning|\d+)\b"
 )
 
 _AFTER_PAST = {

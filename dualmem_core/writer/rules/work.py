@@ -221,6 +221,8 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     if where:
         phrase = phrase[: where.start()] + phrase[where.end() :]
     title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|on|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
+    phrase = re.sub(r"\s+(?:there|here|now)$", "", phrase)  # "she's a nurse there"
+    title = re.sub(r"\s+(?:there|here|now)$", "", title)
     vocative = _VOCATIVE.search(title)  # "a plumber mate": "mate" is said to the listener
     if vocative:
         title = phrase = title[: vocative.start()]
