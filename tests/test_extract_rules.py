@@ -713,6 +713,10 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("we bought a new car, a Kia", [("user", "owns", "Kia")], []),
     ("Met my friend Ola for coffee, she's just moved to Derby", [("Ola", "lives_in", "Derby")], []),
     ("My aunt lives in Perth, she's a nurse there", [("user's aunt", "job_title", "nurse")], []),
+    ("we're Ottawa based", [("user", "lives_in", "Ottawa")], []),
+    ("born and raised in Limerick", [("user", "from", "Limerick")], []),
+    ("home is Victoria these days", [("user", "lives_in", "Victoria")], []),
+    ("spent three years in Seoul", [("user", "lives_in", "Seoul")], ["Seoul"]),
 ]
 
 

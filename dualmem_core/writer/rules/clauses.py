@@ -75,7 +75,8 @@ _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
     r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|"
-    r"back from|grew up|born in|born on|raised in|live in|now living|working (?:at|for|as)|relocated|settled|"
+    r"back from|grew up|born in|born on|born and (?:raised|bred)|raised in|lived|spent|live in|now living|"
+    r"working (?:at|for|as)|relocated|settled|"
     r"rescued|"
     r"(?:a\s+)?(?:big|huge|massive)\s+fan\s+of|"
     r"living in(?!\s.*\b(?:is|was|has been)\b))\b",

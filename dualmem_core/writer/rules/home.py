@@ -6,7 +6,7 @@ import re
 
 from .. import dates
 from .base import Builder, Context, Draft, Rule, items, rule
-from .common import BE
+from .common import BE, NUMBER
 from .lexicon import is_place, is_school
 from .objects import clean, cut, split_items
 from .work import org_drafts
@@ -264,6 +264,19 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>coming|driving|flying|visiting|came|drove|flew|visited|comes|drives|flies)\s+"
         r"(?:(?:in|down|up|over|out|across)\s+)*from\s+(?P<o>[A-Z].+)",
         _coming_from,
+    ),
+    rule(
+        "lives_in.x_based",  # "we're Toronto based", "I'm Dublin-based"
+        rf"{BE}\s+(?P<o>[A-Z][\w'.]*(?:\s+[A-Z][\w'.]*)*)[- ]based\b",
+        lambda m, c: [] if c.aspect.negated or c.past else items("lives_in", m["o"], "place", 0.8),
+    ),
+    rule(
+        "lives_in.spent_years",  # "spent five years in Tokyo": lived there, and no longer
+        rf"(?P<v>spent)\s+(?:(?:{NUMBER}|a few|a couple of|several|many)\s+years?|a year|years)\s+"
+        r"(?:living\s+|working\s+)?in\s+(?P<o>[A-Z].+)",
+        lambda m, c: [
+            Draft("lives_in", d.object, 0.7, ended=True) for d in items("lives_in", m["o"], "place", 0.7)
+        ],
     ),
     rule(
         "lives_in.with",  # "I live with my partner and our two cats in Leith"

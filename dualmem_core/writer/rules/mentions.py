@@ -620,6 +620,8 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
                 "nickname", m["o"], 0.8, rule="nickname.call_me", subject=speaker, kind="none", timing="none"
             )
         )
+    if (m := _HOME_IS.match(text)) and (place := proper_run(m["o"], allow_region=True)):
+        out.append(Draft("lives_in", place, 0.7, rule="lives_in.home_is", subject=speaker, kind="place"))
     if (m := _WEEKS_IN.match(text)) and (org := proper_run(m["o"])) and not is_place(org):
         out.append(Draft("works_at", org, 0.7, rule="works_at.weeks_in", subject=speaker, timing="none"))
     if (m := _TO_SELL.search(text)) and (thing := proper_run(m["o"], max_tokens=3) or m["o"].lower()):
@@ -628,6 +630,11 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
     return out
 
 
+# "Home is Vancouver these days", "home for me is Saskatoon"
+_HOME_IS = re.compile(
+    r"^(?:[Mm]y\s+)?[Hh]ome(?:\s+for\s+(?:me|us))?\s+(?:is|has been)\s+(?:now\s+)?(?:in\s+)?"
+    r"(?P<o>[A-Z][\w'.-]*.*)"
+)
 # "two weeks in at Aerojet": how long someone has been in a new job
 _WEEKS_IN = re.compile(
     r"^(?:\w+\s+){1,2}(?:days?|weeks?|months?)\s+in\s+at\s+(?P<o>(?:the\s+)?[A-Z].*)"

@@ -21,7 +21,7 @@ def _intro(m: re.Match[str], ctx: Context) -> list[Draft]:
     first = name.split()[0].lower()
     if not (ctx.is_speaker and ctx.intro) or job_head(name):
         return []
-    if first in _NOT_INTRO or is_demonym(first):
+    if first in _NOT_INTRO or is_demonym(first) or first.endswith("-based"):
         return []
     return [Draft("name", name, 0.85, kind="none", timing="none")]
 
