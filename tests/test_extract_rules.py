@@ -717,6 +717,10 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("born and raised in Limerick", [("user", "from", "Limerick")], []),
     ("home is Victoria these days", [("user", "lives_in", "Victoria")], []),
     ("spent three years in Seoul", [("user", "lives_in", "Seoul")], ["Seoul"]),
+    ("hate mornings, love coffee", [("user", "dislikes", "mornings"), ("user", "likes", "coffee")], []),
+    ("I'm doing keto", [("user", "diet", "keto")], []),
+    ("I've cut out sugar", [("user", "eats", "sugar", True)], []),
+    ("I eat fish again now", [("user", "eats", "fish")], []),
 ]
 
 

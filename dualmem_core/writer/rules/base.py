@@ -106,7 +106,11 @@ def items(
     return out
 
 
-_NOT_AN_ITEM = re.compile(r"(?:never|not|no|always|have|has|had|did|do|does|was|were|is|are|am)\b", re.I)
+_NOT_AN_ITEM = re.compile(
+    r"(?:never|not|no|always|have|has|had|did|do|does|was|were|is|are|am|love|loves|hate|hates|like|likes|"
+    r"enjoy|enjoys|prefer|prefers)\b",
+    re.I,
+)
 
 
 def rule(

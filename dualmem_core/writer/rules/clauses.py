@@ -74,7 +74,8 @@ _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
 _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
-    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|"
+    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|gave up|"
+    r"cut out|"
     r"back from|grew up|born in|born on|born and (?:raised|bred)|raised in|lived|spent|live in|now living|"
     r"working (?:at|for|as)|relocated|settled|"
     r"rescued|"
@@ -172,7 +173,7 @@ _EMPHASIZED = (
 _PARTICIPLE = re.compile(
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
     r"written|driven|eaten|flown|come|lost|found|heard|told|kept|sent|spent|built|felt|held|brought|taught|"
-    r"won|sold|quit|run|[a-z]+ed)\b"
+    r"won|sold|quit|cut|run|[a-z]+ed)\b"
 )
 _NOT_VERB_AFTER_GOING_TO = re.compile(
     r"(?:the|a|an|my|our|his|her|their|this|that|these|those|some|school|college|university|uni|work|"

@@ -111,6 +111,10 @@ def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if again := _AGAIN.match(m["o"]):  # "I eat meat again now": a habit taken back up
+        if ctx.aspect.negated or ctx.past or ctx.aspect.past:
+            return []
+        return [Draft("eats", d.object, 0.7, timing="start") for d in items("eats", again["o"], "thing", 0.7)]
     if not (ctx.aspect.negated or ctx.aspect.ended):
         return []  # "I eat pizza" is an event more than a habit; the negative is the useful fact
     if re.match(r"(?:much|many|a lot of|as much|enough|loads of|tons of)\b", m["o"]):
@@ -122,6 +126,24 @@ def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
             continue
         out.append(Draft("eats", d.object, 0.8, negated=True))
     return out
+
+
+_AGAIN = re.compile(r"(?P<o>[a-z][a-z ]{1,30}?)\s+again\b")
+_FOODS = (
+    r"sugar|meat|red meat|dairy|gluten|alcohol|booze|caffeine|coffee|carbs|bread|chocolate|sweets|crisps|"
+    r"fizzy drinks|soda|beer|wine|pork|beef|fish|eggs|cheese|milk|junk food|takeaways|fast food|"
+    r"processed food"
+)
+
+
+def _cut_out(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've cut out sugar', 'gave up booze in January': a food or drink no longer had."""
+    if ctx.aspect.negated or ctx.aspect.modal or ctx.aspect.future or ctx.aspect.intent:
+        return []
+    value = "alcohol" if m["o"].lower() == "booze" else m["o"].lower()
+    drink = value in ("alcohol", "caffeine", "coffee", "fizzy drinks", "soda", "beer", "wine", "milk")
+    said = f"{subject_text(ctx)} does not {'drink' if drink else 'eat'} {value}"
+    return [Draft("eats", value, 0.75, negated=True, timing="start", text=said)]
 
 
 def _eats_again(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -401,7 +423,7 @@ RULES: tuple[Rule, ...] = (
     # food
     rule(
         "diet",
-        rf"(?P<v>am|is|are|was|were|been|be|went|gone|go|going|became|become|becoming|turned|stayed)\s+"
+        rf"(?P<v>am|is|are|was|were|been|be|went|gone|go|going|became|become|becoming|turned|stayed|doing|do|does)\s+"
         rf"(?:a\s+|an\s+|fully\s+|strictly\s+|mostly\s+|mainly\s+|completely\s+|100%\s+|"
         rf"full\s+)?(?P<o>{_DIET})\b",
         _diet,
@@ -430,6 +452,12 @@ RULES: tuple[Rule, ...] = (
         lambda m, c: []
         if c.aspect.negated or c.aspect.modal
         else [Draft("likes", m["o"], 0.6, timing="start")],
+    ),
+    rule(
+        "eats.cut_out",
+        rf"(?P<v>cut out|cutting out|given up|gave up|giving up|quit|quitting|kicked|ditched)\s+(?:the\s+)?"
+        rf"(?P<o>{_FOODS})\b",
+        _cut_out,
     ),
     rule(
         "eats.but_not",  # "I eat fish but not meat"

@@ -209,7 +209,7 @@ _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|
 _COMMA_VERB = re.compile(
     r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
     r"now\s+in(?=\s+[A-Z])|been\s+(?:at|with|in|there)|live|work|grew up|born|raised|joined|relocated|"
-    r"settled|"
+    r"settled|love|loves|hate|hates|like|likes|enjoy|enjoys|prefer|prefers|"
     r"(?:working|living|studying|teaching|based)"
     r"\s+(?:as|at|in|for|out of))\b)"
 )
