@@ -10,15 +10,22 @@ For one part of the evaluation fixture, every user message goes through ``RuleEx
   and object (``correct``); ``object only`` have the object but another predicate; facts whose
   predicate the gold never labels (plans, dated events) are ``unjudged`` and left out of precision.
 
-Run:  python -m benchmarks.extraction [--part tune|heldout] [--misses] [--extra]
+The ``corpus`` part is the hand-written development corpus ``fixtures/extraction/statements.jsonl``
+(independent of the evaluation fixture; scored by ``benchmarks/extraction_corpus.py``): recall of its
+labelled triples and precision of what is extracted. ``all`` prints the three tables, the held-out one
+as a summary only, and the mean extraction time per message.
+
+Run:  python -m benchmarks.extraction [--part tune|heldout|corpus|all] [--misses] [--extra]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import Counter
 
+from benchmarks import extraction_corpus
 from dualmem_core.evaluation.fixture import GoldFact, load_fixture
 from dualmem_core.evaluation.metrics import _key
 from dualmem_core.writer.extract_rules import RuleExtractor
@@ -115,15 +122,59 @@ def table(part: str, rows: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+def corpus_table(show_misses: bool, show_extra: bool) -> str:
+    result = extraction_corpus.score()
+    if show_misses:
+        for sid, text, exp, got in result.misses:
+            flags = " NEG" if exp.negated else ""
+            flags += " ENDED" if exp.ended else ""
+            print(f"MISS {sid} ({exp.subject}, {exp.predicate}, {'|'.join(exp.objects)}){flags} << {text}")
+            for fact in got:
+                print(f"        got {extraction_corpus.describe(fact)}")
+    if show_extra:
+        for sid, text, fact in result.wrong:
+            print(f"EXTRA {sid} {extraction_corpus.describe(fact)} << {text}")
+    return "\n".join(
+        [
+            "part corpus",
+            "| statements | expected | found | recall | extracted (judged) | correct | precision |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            f"| {len(extraction_corpus.load())} | {result.expected} | {result.found}"
+            f" | {_pct(result.found, result.expected)} | {result.extracted} | {result.correct}"
+            f" | {_pct(result.correct, result.extracted)} |",
+        ]
+    )
+
+
+def timing(repeats: int = 5) -> str:
+    """Mean extraction time per message over the tune part's and the corpus's user messages."""
+    extractor = RuleExtractor()
+    texts = [m.content for m in load_fixture(part="tune").messages if m.role == "user"]
+    texts += [s.text for s in extraction_corpus.load()]
+    at = extraction_corpus.SAID_AT
+    start = time.perf_counter()
+    for _ in range(repeats):
+        for text in texts:
+            extractor.extract(Message(text, at, "user", "user"))
+    elapsed = time.perf_counter() - start
+    return f"extraction: {1000 * elapsed / (repeats * len(texts)):.3f} ms per message ({len(texts)} messages)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="tune", choices=("tune", "heldout"))
-    parser.add_argument("--misses", action="store_true", help="print gold facts not extracted (tune only)")
-    parser.add_argument("--extra", action="store_true", help="print extracted facts judged wrong (tune only)")
+    parser.add_argument("--part", default="tune", choices=("tune", "heldout", "corpus", "all"))
+    parser.add_argument("--misses", action="store_true", help="print facts not extracted (not held-out)")
+    parser.add_argument("--extra", action="store_true", help="print wrong extracted facts (not held-out)")
     args = parser.parse_args(argv)
-    detail = args.part == "tune"  # the held-out part is measured, never read
-    rows = run(args.part, args.misses and detail, args.extra and detail)
-    print(table(args.part, rows))
+    parts = ("tune", "corpus", "heldout") if args.part == "all" else (args.part,)
+    for part in parts:
+        detail = part != "heldout"  # the held-out part is measured, never read
+        if part == "corpus":
+            print(corpus_table(args.misses, args.extra))
+        else:
+            print(table(part, run(part, args.misses and detail, args.extra and detail)))
+    if args.part == "all":
+        print(timing())
     return 0
 
 

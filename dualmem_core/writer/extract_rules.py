@@ -33,22 +33,32 @@ from .rules.mentions import AWAY, here_in, possessive_drafts, relation_mentions,
 from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .rules.patterns import match_verb_rules
 from .rules.text import (
+    COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,
+    ONWARD,
     TEMPORAL,
+    bare_job,
     is_non_statement,
     is_question,
     normalize,
     open_clause,
     split_clauses,
     split_sentences,
+    starts_question,
 )
 
 # Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
 _CHANGE_VERB = re.compile(
     r"^(?:moving|relocating|going to|going back to|heading to|flying to|traveling to|travelling to|starting|"
-    r"joining|leaving|quitting|getting|having a baby|adopting|buying|visiting|taking a trip|retiring|"
-    r"graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
+    r"joining|leaving|quitting|getting(?!\s+into\b)|having a baby|adopting|buying|visiting|taking a trip|"
+    r"retiring|graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
+)
+# The question tacked onto a statement: "I just moved to Leeds, any tips?", "... so what should I do?"
+_TRAILING_ASK = re.compile(
+    r"(?:,|\s+-|\s+so|\s+but)\s+(?:so\s+|and\s+|but\s+)?(?:any|what|how|can|could|should|do|does|is|are|would|"
+    r"where|which|who|why|when|ideas|tips|thoughts|suggestions|advice|recommendations|help)\b(?!.*,\s*(?:I|we|my)\s)",
+    re.I,
 )
 _RHETORICAL = re.compile(
     r"^(?:did I (?:tell|mention to) you|have I (?:told|mentioned to) you|guess what)\b", re.I
@@ -100,6 +110,10 @@ class _MessageState:
     until: str = ""  # the previous clause's "until 2015" as "in 2015", for a following "when" clause
     away: bool = False  # the message speaks of a trip ("here in Rome" is then not home)
     antecedent: str | None = None  # the last named subject, for "they're my favourite band"
+    copula: str = ""  # the previous clause's "am"/"is"/..., for a following bare complement
+    motion: str = ""  # the previous clause's "moved", for "and then to Cranston"
+    work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
+    moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
 
     @property
     def referent(self) -> str | None:
@@ -116,6 +130,7 @@ class _Clause:
     subordinate: bool
     inherits: bool
     conjunction: str = ""  # the word that introduced the clause ("when", "but")
+    said: str = ""  # the clause as said, before discourse markers ("now", "so") were stripped
     hobby_hint: bool = False
     weight: float = 1.0
     dated: str = ""  # the clause with its leading time adverbials, which dates resolve over
@@ -146,12 +161,17 @@ class RuleExtractor:
         facts: list[Fact] = []
         text = normalize(message.text)
         state.away = " here " in text and bool(AWAY.search(text))
+        state.work_talk = bool(_WORK_TALK.search(text))
+        state.moved = not state.away and bool(_MOVE_TALK.search(text))
         for sentence in split_sentences(text):
             body = sentence.text
             if is_question(sentence):
                 m = _RHETORICAL.match(body)
+                ask = _TRAILING_ASK.search(body)
                 if _UNSURE.match(body):
                     pass  # "so I guess I'm pescatarian now??" states something, unsure of the label
+                elif ask and not m and ask.start() > 0 and not starts_question(body):
+                    body = body[: ask.start()]  # "I'm vegetarian, any recipe ideas?": the statement stands
                 elif not m:
                     continue
                 else:
@@ -168,10 +188,11 @@ class RuleExtractor:
                     subordinate=piece.conjunction in _SUBORDINATORS,
                     inherits=piece.inherits_subject,
                     conjunction=piece.conjunction,
+                    said=piece.text,
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
-        return dedupe(facts)
+        return _named_pets_only(dedupe(facts))
 
     # -------------------------------------------------------------------------------- clauses
 
@@ -198,6 +219,8 @@ class RuleExtractor:
             text = text[m.end() :]
         if state.last_place and " there" in text:
             text = _THERE.sub(lambda t: _there(t, state.last_place or ""), text)
+        if state.last_place and not state.away and " here" in text:  # "im in Newcastle, moved here in May"
+            text = _MOVED_HERE.sub(f"moved to {state.last_place}", text)
         continuing = clause.inherits and bool(_GERUND_START.match(text))
         clause.dated = text
         if continuing and state.previous_dated and not dates.find_time_expressions(text, state.now):
@@ -211,6 +234,13 @@ class RuleExtractor:
             state.until = _until_time(text, state.now)
         text = _skip_leading_time(text, state.now)
         clause.text = text
+        if state.last_pet and (m := _PET_CALLED.match(text)):  # "I adopted a cat! she's called Biscuit"
+            pet = state.last_pet
+            state.last_pet = None
+            said = f"{state.speaker} has a {pet} named {m['name']}"
+            draft = Draft("pet", m["name"], 0.85, rule="pet.called", text=said)
+            fact = self._finish(draft, Subject(state.speaker, "speaker", 0), Aspect(), clause, state)
+            return [fact] if fact else []
         named = (
             m["name"]
             if (m := _NAME_IS.match(text)) and state.referent is None and not state.last_pet
@@ -246,7 +276,13 @@ class RuleExtractor:
                 state.people.append(draft.object)
 
         text = _RELATIVE_CLAUSE.sub("", _AGE_ASIDE.sub("", text))
-        subject = parse_subject(text, speaker, referent)
+        if clause.inherits and not state.copula and state.previous and state.previous.kind == "speaker":
+            state.copula = "am now" if _NOW_IN.match(clause.said) else ""  # "Left Sydney, now in Melbourne"
+        if clause.inherits and state.motion and _ONWARD_TO.match(text):  # "... and then to Cranston"
+            text = f"{state.motion} {text}"
+        bare = bool(COMPLEMENT_START.match(text) or bare_job(text))
+        complement = clause.inherits and bool(state.copula) and bare
+        subject = None if complement else parse_subject(text, speaker, referent)
         if subject is None and not clause.inherits and (m := _LEAD_IN.match(text)):
             subject = parse_subject(text[m.end() :], speaker, referent)  # "fair warning I'm allergic to ..."
             text = text[m.end() :] if subject else text
@@ -258,6 +294,14 @@ class RuleExtractor:
                 partner = Subject(m["name"], "person", 0, 0.9)
         if subject is None and clause.inherits and state.previous is not None:
             subject, rest = state.previous, text
+            if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
+                kept = m[1] if (m := _STILL_NOW.match(clause.said)) else ""  # "..., still in Manchester"
+                rest = f"{state.copula} {kept} {text}"
+            elif state.copula and bare_job(text):  # "I'm Ana, 34, nurse in Lisbon": "am a nurse in Lisbon"
+                rest = f"{state.copula} a {text}"
+        else:
+            state.copula = m[1] if subject is not None and (m := _COPULA_START.match(rest)) else ""
+        state.motion = m[0] if subject is not None and (m := _MOTION.search(rest)) else ""
         if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
             drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
         if subject is not None:
@@ -276,6 +320,8 @@ class RuleExtractor:
                 state.last_place = draft.object
         for place, _ in proper_entities(text):
             state.last_place = place
+        if (m := _BE_IN_PLACE.search(text)) and not state.away:
+            state.last_place = m["o"]  # "im in Newcastle, moved here in September": here is Newcastle
         state.previous_dated = clause.dated or clause.text
         if named:
             state.people.append(named)  # "her name is Jess, she's a researcher": Jess is "she" from here on
@@ -331,7 +377,17 @@ class RuleExtractor:
         prefer_future = True if planned else (False if past else None)
         times = clause.times(prefer_future, state.now)
         core = _without_times(vp, state.now, prefer_future)
-        ctx = Context(subject, state.speaker, aspect, times, state.now, intro=clause.intro)
+        ctx = Context(
+            subject,
+            state.speaker,
+            aspect,
+            times,
+            state.now,
+            intro=clause.intro,
+            work_talk=state.work_talk,
+            moved=state.moved,
+            people=tuple(state.people),
+        )
         if planned:
             ages = match_verb_rules(core, vp, ctx, future_only=True)
             if ages:
@@ -406,6 +462,13 @@ class RuleExtractor:
 
 
 _LEADING_BLANKS = re.compile(r"^[\s,]+")
+_MOVE_TALK = re.compile(r"\b(?:moved|relocated|settled|emigrated|moving)\b|\b[Ll]eft\s+(?=[A-Z])")
+_WORK_TALK = re.compile(
+    r"\b(?:work|works|worked|working|job|jobs|employer|company|joined|hired|career|colleagues?|office|"
+    r"redundant|promoted|promotion|salary|boss|clients?)\b",
+    re.I,
+)
+_COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(
@@ -418,11 +481,37 @@ _GERUND_START = re.compile(
     r"(?:working|living|studying|teaching|staying|renting|doing|running)\s+(?:as|at|in|for|on)\b"
 )
 _THERE = re.compile(
-    r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been)\s+there\b"
+    r"\b(?P<v>live|lives|lived|living|stayed|staying|moved|grew up|worked|been|still)\s+there\b"
     r"(?!\s+(?:before|once|twice|already|yet))"
 )
+_ONWARD_TO = re.compile(ONWARD)
+_MOTION = re.compile(r"\b(?:moved|relocated|went|flew|travell?ed|headed|drove)\b")
+_STILL_NOW = re.compile(r"(still|now)\s", re.I)
+_NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
+_BE_IN_PLACE = re.compile(
+    r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+)
+_MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
+_PET_CALLED = re.compile(r"^(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
+
+
+def _named_pets_only(facts: list[Fact]) -> list[Fact]:
+    """'We adopted a dog. His name is Pickles': one pet, named, not a dog and Pickles."""
+    named = [f.text for f in facts if f.predicate == "pet" and f.object[:1].isupper() and not f.negated]
+    if not named:
+        return facts
+    return [
+        f
+        for f in facts
+        if not (
+            f.predicate == "pet"
+            and f.object[:1].islower()
+            and not f.negated
+            and any(re.search(rf"\b{re.escape(f.object)} named\b", t) for t in named)
+        )
+    ]
 
 
 def _until_time(text: str, now: datetime) -> str:
@@ -437,8 +526,8 @@ def _until_time(text: str, now: datetime) -> str:
 def _there(m: re.Match[str], place: str) -> str:
     """'lived there' -> 'lived in Fresno'; 'moved there' -> 'moved to Fresno'."""
     verb = m["v"]
-    if verb == "been":
-        return f"been in {place}"
+    if verb in ("been", "still"):
+        return f"{verb} in {place}"
     return f"{verb} {'to' if verb == 'moved' else 'in'} {place}"
 
 
@@ -446,8 +535,16 @@ _SPACES = re.compile(r"\s+")
 _NOUN_START = re.compile(r"(?:my|our|his|her|their|the|a|an|this|that|some)\b")
 
 
+_BACK_WHEN = re.compile(
+    r"^(?:back\s+)?(?:in|at|during|through)\s+(?:uni|college|school|university|high school|sixth form|"
+    r"my twenties|my teens|my 20s|my thirties|my 30s)\s*,?\s+(?=(?:I|we)\s)",
+    re.I,
+)
+
+
 def _skip_leading_time(text: str, now: datetime) -> str:
     """'Last summer, I went to Iceland' -> 'I went to Iceland' (the date still resolves from the clause)."""
+    text = _BACK_WHEN.sub("", text)  # "Back in uni I was a barista": a past time without a date
     for _ in range(2):
         found = dates.find_time_expressions(text, now)
         if found and found[0].start == 0:
@@ -459,7 +556,11 @@ def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
     out = vp
     for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
         out = out[: expr.start] + out[expr.end :]
-    return _SPACES.sub(" ", out).strip(" ,")
+    return _DANGLING.sub("", _SPACES.sub(" ", out).strip(" ,"))
+
+
+# What a cut time expression leaves behind: "swimming every Sunday" -> "swimming every".
+_DANGLING = re.compile(r"\s+(?:every|each|on|this|last|next|most|since|until|in)$")
 
 
 def _free_time_hobbies(core: str) -> list[Draft]:

@@ -45,6 +45,9 @@ class Context:
     times: list[TimeExpression]
     now: datetime  # when the message was said
     intro: bool = False  # first clause of the message, or right after a greeting
+    work_talk: bool = False  # the message speaks of jobs: "I'm with Telstra" names an employer
+    moved: bool = False  # the message speaks of a move: "we're in Sheffield now" is then a home
+    people: tuple[str, ...] = ()  # people named in the message so far: "I'm with Sarah" is not an employer
     past: bool = False  # the matched verb is a past form (set per match)
 
     @property
@@ -87,6 +90,8 @@ def items(
     parts = split_items(value) if listable else [value]
     out = []
     for part in parts:
+        if listable and _NOT_AN_ITEM.match(part):
+            continue  # "pork, never have": a comment, not a second item
         if listable:
             part = (
                 clean(part, kind)
@@ -99,6 +104,13 @@ def items(
             continue
         out.append(Draft(predicate, part, confidence, timing=timing))
     return out
+
+
+_NOT_AN_ITEM = re.compile(
+    r"(?:never|not|no|always|have|has|had|did|do|does|was|were|is|are|am|love|loves|hate|hates|like|likes|"
+    r"enjoy|enjoys|prefer|prefers)\b",
+    re.I,
+)
 
 
 def rule(

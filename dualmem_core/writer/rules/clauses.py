@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import NOT_NAMES, RELATIONS, pet_pattern, relation_of, relation_pattern
+from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
 
-NAME = r"[A-Z][a-zA-Z'\u00C0-\u017F-]+"
+NAME = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-zA-Z'\u00C0-\u017F-]+"  # "Álvaro", "Émile" too
 ADJ = (
     r"(?:older|younger|little|big|baby|twin|best|oldest|youngest|eldest|late|ex-?|step-?|new|dear|sweet|"
     r"lovely|beautiful|amazing|wonderful|good|close|old|other|middle|favou?rite|adorable|awesome|first)"
@@ -45,12 +45,19 @@ def possessive_subject(owner: str, speaker: str) -> str:
 
 _WE = re.compile(r"(?:I|we|We)\b")
 _COMPOUND = re.compile(
-    rf"(?:(?:my|our|My|Our)\s+(?:{ADJ}\s+)?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))(?:\s*,?\s*(?P<name>{NAME}))?|"
-    rf"(?P<solo>{NAME}))"
+    rf"(?:(?:my|our|My|Our|the|The)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))"
+    rf"(?:\s*,?\s*(?P<name>{NAME}))?|(?P<solo>{NAME}))"
     r"\s*,?\s+and\s+(?:I|me)\b"
 )
+# "me and the missus", "me and my boyfriend Tom": the speaker first, said casually.
+_COMPOUND_ME = re.compile(
+    rf"(?:[Mm]e|I)\s+and\s+(?:(?:my|our|the)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:(?P<rel>{_REL})|(?P<pet>{_PET}))"
+    rf"(?:\s*,?\s*(?P<name>{NAME}))?|(?P<solo>{NAME}))(?=\s+[a-z])"
+)
+# "the missus", "the kids": said of the speaker's own household without "my"
+_THE_FAMILY = r"[Tt]he(?=\s+(?:missus|wife|hubby|husband|other half|kids)\b)"
 _RELATIVE = re.compile(
-    rf"(?P<own>my|our|My|Our|his|her|His|Her)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
+    rf"(?P<own>my|our|My|Our|his|her|His|Her|{_THE_FAMILY})\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+(?P<rel2>{_REL}))?(?!')\b"
     rf"(?:\s*,\s*(?P<name>{NAME}(?:\s+{NAME})?)\s*,|\s+(?P<name2>{NAME}(?:\s+{NAME})?)(?!'s))?"
 )
 _PET_SUBJECT = re.compile(
@@ -58,7 +65,7 @@ _PET_SUBJECT = re.compile(
     rf"(?:\s*,\s*(?P<name>{NAME})\s*,|\s+(?P<name2>{NAME})(?!'s))?"
 )
 _NAMED = re.compile(
-    rf"(?P<name>{NAME}(?:\s+{NAME})?)(?:\s*,\s*(?:my|our)\s+(?:{ADJ}\s+)?(?P<rel>{_REL})\s*,)?(?=\s+[a-z]|"
+    rf"(?P<name>{NAME}(?:\s+{NAME})?)(?:\s*,\s*(?:my|our)\s+(?:{ADJ}(?:\s+|(?<=-)))?(?P<rel>{_REL})\s*,)?(?=\s+[a-z]|"
     rf"\s*$)"
 )
 _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
@@ -67,17 +74,25 @@ _PRONOUN = re.compile(r"(?:he|she|He|She)\b")
 _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
-    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|"
-    r"back from|living in(?!\s.*\b(?:is|was|has been)\b))\b",
+    r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|gave up|"
+    r"cut out|"
+    r"back from|grew up|born in|born on|born and (?:raised|bred)|raised in|lived|spent|live in|now living|"
+    r"working (?:at|for|as)|relocated|settled|"
+    r"rescued|"
+    r"(?:a\s+)?(?:big|huge|massive)\s+fan\s+of|"
+    r"living in(?!\s.*\b(?:is|was|has been)\b))\b",
     re.IGNORECASE,
 )
+
+
+DROPPED = _DROPPED  # for the clause splitter: "Just moved house, we're in Ealing now" is two clauses
 
 
 def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subject | None:
     """The subject at the start of ``text``, resolved; None when it is unknown or not a person."""
     if _DROPPED.match(text):
         return Subject(speaker, "speaker", 0, 0.85)
-    if m := _COMPOUND.match(text):
+    if m := (_COMPOUND.match(text) or _COMPOUND_ME.match(text)):
         other = m["name"] or m["solo"]
         noun = m["rel"] or m["pet"]
         if noun and not _name_ok(other):
@@ -97,7 +112,7 @@ def parse_subject(text: str, speaker: str, pronoun_referent: str | None) -> Subj
             speaker = pronoun_referent
         if m["rel2"]:  # "my sister's husband"
             rel = f"{rel}'s {m['rel2'].lower()}"
-        if name and _name_ok(name) and not rel.endswith("s"):
+        if name and _name_ok(name) and not is_plural_relation(rel):
             return Subject(name, "person", m.end(), role=rel)
         end = m.end() if not name or _name_ok(name) else m.end("rel")
         prefix = "ex-" if (m["adj"] or "").lower().startswith("ex") else ""
@@ -139,6 +154,7 @@ class Aspect:
     intent_words: str = ""  # as said: "looking forward to", "planning to"
     hedged: bool = False
     still: bool = False  # "we're still in Sacramento": a state that continues
+    now: bool = False  # "I'm now in Melbourne": a state that holds from some change on
 
 
 _ADVERBS = (
@@ -157,7 +173,7 @@ _EMPHASIZED = (
 _PARTICIPLE = re.compile(
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
     r"written|driven|eaten|flown|come|lost|found|heard|told|kept|sent|spent|built|felt|held|brought|taught|"
-    r"won|sold|quit|run|[a-z]+ed)\b"
+    r"won|sold|quit|cut|run|[a-z]+ed)\b"
 )
 _NOT_VERB_AFTER_GOING_TO = re.compile(
     r"(?:the|a|an|my|our|his|her|their|this|that|these|those|some|school|college|university|uni|work|"
@@ -212,6 +228,7 @@ _HAVE = re.compile(r"(?P<aux>have|has|had)\s+", re.I)
 _BE_ING = re.compile(rf"(?P<aux>am|is|are|was|were|be|been)\s+(?:(?:{_ADVERBS})\s+)*(?=[a-z]+ing\b)", re.I)
 _HEDGE = re.compile(r"(?:probably|maybe|perhaps)\s+", re.I)
 _BE_NOT = re.compile(r"(?P<be>am|is|are|was|were)\s+(?:not|never)\s+", re.I)
+_BE_NO_LONGER = re.compile(r"(?P<be>am|is|are|was|were)\s+no\s+longer\s+", re.I)
 _ANY_MORE = re.compile(r"\b(?:any ?more|any longer)\b", re.I)
 _ADVERBS_NOT = re.compile(rf"^(?:(?:{_ADVERBS}|never|not)\s+)*", re.I)
 _LEADING_ADVERB = re.compile(rf"^(?:{_ADVERBS})\b[\s,]*", re.I)
@@ -254,6 +271,7 @@ def _aux_step(text: str, aspect: Aspect) -> int:
             aspect.perfect = True
     elif m := _BE_ING.match(text):
         aspect.progressive = True
+        aspect.perfect = aspect.perfect or m["aux"].lower() == "been"  # "been climbing a lot": no "have"
         aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
     elif m := _HEDGE.match(text):
         aspect.hedged = True
@@ -274,10 +292,14 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
         if m := _BE_NOT.match(text):
             aspect.negated = True  # "am not a fan of": keep the copula the rules need
             text = f"{m['be']} {text[m.end() :]}"
+        elif m := _BE_NO_LONGER.match(text):
+            aspect.ended = True  # "I'm no longer vegan": it held and has stopped
+            text = f"{m['be']} {text[m.end() :]}"
         if text == before:
             break
     if m := _COPULA_ADVERBS.match(text):
         aspect.still = aspect.still or bool(re.search(r"\bstill\b", m["adv"], re.I))
+        aspect.now = aspect.now or bool(re.search(r"\bnow\b", m["adv"], re.I))
         text = f"{m['be']} {text[m.end() :]}"
     if _ANY_MORE.search(text):
         aspect.ended = True

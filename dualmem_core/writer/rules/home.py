@@ -6,7 +6,7 @@ import re
 
 from .. import dates
 from .base import Builder, Context, Draft, Rule, items, rule
-from .common import BE
+from .common import BE, NUMBER
 from .lexicon import is_place, is_school
 from .objects import clean, cut, split_items
 from .work import org_drafts
@@ -62,10 +62,52 @@ def _move_away(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _in_since(m: re.Match[str], ctx: Context) -> list[Draft]:
     # "I've been in Denver since May" or "we're still in Denver" is where someone lives; "I'm in Denver"
     # alone may be a visit.
-    lasting = ctx.aspect.still and not (ctx.past or ctx.aspect.past)
-    if not (lasting or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
+    present = not (ctx.past or ctx.aspect.past)
+    settled = _SETTLED_PLACE.match(m["o"]) is not None
+    if present and ctx.is_speaker and m["back"] and settled and not ctx.times:
+        # "we're back in Toronto": home again
+        return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+    if present and not ctx.is_speaker and not ctx.times and _ENDS_AT_PLACE.match(m["o"]):
+        # "my sister's in Chicago": where someone else is, said in passing, is where they live;
+        # "my mum is in Tesco" is an errand
+        return items("lives_in", m["o"], "place", 0.55, accept=_town)
+    lasting = present and (
+        ctx.aspect.still
+        or bool(_THESE_DAYS.search(m["o"]))  # "we're down in Hobart these days"
+        # "moved up ..., we're in Leeds now"; "now in Soho having drinks" is an evening out
+        or (ctx.moved and (ctx.aspect.now or bool(_NOW.search(m["o"]))) and settled)
+    )
+    span = ctx.aspect.perfect and bool(_SPAN.search(m["o"]))  # "we've been in Toronto about two years"
+    if not (lasting or span or ctx.has_time("since") or (ctx.has_time("duration") and ctx.aspect.perfect)):
         return []
     return items("lives_in", m["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+
+
+def _town(place: str) -> bool:
+    return place[:1].isupper() and not _VENUE.search(place)
+
+
+_VENUE = re.compile(
+    r"\b(?:Tesco|Aldi|Lidl|Asda|Sainsbury's|Morrisons|Waitrose|Dunnes|SuperValu|Woolworths|Coles|Costco|Walmart|"
+    r"Target|IKEA|Ikea|Primark|Penneys|Boots|Starbucks|Costa|Greggs|Centra|Spar|Loblaws|Kmart|Argos|Currys|"
+    r"Hospital|Airport|Station|Centre|Center|Mall|Park|Stadium|Arena|Hotel|Clinic|School|College|University|"
+    r"Library|Church|Gym|Cinema|Theatre|Theater|Pub|Bar|Cafe|Café|Year|Grade|Class|Form)\b"
+)
+_THESE_DAYS = re.compile(r"\b(?:these days|nowadays|for good|permanently)\b")
+_NOW = re.compile(r"\bnow\b")
+_SETTLED_PLACE = re.compile(
+    r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now\s*)?(?:$|,|\s+(?:now|working|living|"
+    r"studying|with|and|again|for good)\b)"
+)
+_SPAN = re.compile(
+    r"\b(?:(?:about|around|nearly|almost|over|going on)\s+"
+    r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few|\d+)\s+(?:years?|months?)|"
+    r"for\s+(?:ages|years|decades|a while|a long time)|"
+    r"(?:my|our|his|her|their) whole li(?:fe|ves)|all (?:my|our|his|her|their) li(?:fe|ves))\b"
+)
+_ENDS_AT_PLACE = re.compile(
+    r"[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z][\w.'-]*)?\s*(?:now|these days)?\s*$"
+)
 
 
 def _born(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -175,12 +217,14 @@ RULES: tuple[Rule, ...] = (
         "lives_in.move",
         r"(?P<v>moved|move|moves|moving|relocated|relocate|relocating|relocates)\s+(?:(?:back|over|here|there|"
         r"home|all the way|up|down|out|across|away|in)\s+){0,3}"
-        r"(?:from\s+(?P<frm>.+?)\s+)?(?:to|into)\s+(?P<o>.+)",
+        r"(?:from\s+(?P<frm>.+?)\s+)?(?:to|into|together\s+in)\s+(?P<o>.+)",
         _move,
     ),
     rule(
         "lives_in.move_away",
-        r"(?P<v>moved|move|moving|relocated)\s+(?:here\s+|there\s+)?(?:away from|out of|from)\s+(?P<o>.+)",
+        r"(?P<v>moved|move|moving|relocated)\s+(?:(?:here|there|up|down|over|back|out)\s+)?"
+        r"(?:away from|out of|from)\s+"
+        r"(?P<o>(?:(?!\bto\b).)+)$",
         _move_away,
     ),
     rule(
@@ -198,7 +242,18 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>call|calls|called)\s+(?P<o>[A-Z][\w .,'-]*?)\s+home\b",
         _place("lives_in", 0.8),
     ),
-    rule("lives_in.in_since", rf"{BE}\s+in\s+(?P<o>[A-Z].+)", _in_since),
+    rule(
+        "lives_in.in_since",
+        rf"{BE}\s+(?:(?P<back>back)\s+|(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z].+)",
+        _in_since,
+        raw=True,  # "these days", "now" and "since May" say it is a home, not a visit
+    ),
+    rule(
+        "works_at.in_working",
+        rf"{BE}\s+(?:(?:down|up|out|over|back)\s+)?in\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*,?\s+working\s+"
+        r"(?:at|for)\s+(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past else org_drafts(m["o"], 0.75),
+    ),
     rule(
         "lives_in.left_for",
         r"(?P<v>left|leave|leaving|leaves)\s+(?P<frm>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)\s+for\s+(?P<o>[A-Z].+)",
@@ -209,6 +264,37 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>coming|driving|flying|visiting|came|drove|flew|visited|comes|drives|flies)\s+"
         r"(?:(?:in|down|up|over|out|across)\s+)*from\s+(?P<o>[A-Z].+)",
         _coming_from,
+    ),
+    rule(
+        "lives_in.x_based",  # "we're Toronto based", "I'm Dublin-based"
+        rf"{BE}\s+(?P<o>[A-Z][\w'.]*(?:\s+[A-Z][\w'.]*)*)[- ]based\b",
+        lambda m, c: [] if c.aspect.negated or c.past else items("lives_in", m["o"], "place", 0.8),
+    ),
+    rule(
+        "lives_in.spent_years",  # "spent five years in Tokyo": lived there, and no longer
+        rf"(?P<v>spent)\s+(?:(?:{NUMBER}|a few|a couple of|several|many)\s+years?|a year|years)\s+"
+        r"(?:living\s+|working\s+)?in\s+(?P<o>[A-Z].+)",
+        lambda m, c: [
+            Draft("lives_in", d.object, 0.7, ended=True) for d in items("lives_in", m["o"], "place", 0.7)
+        ],
+    ),
+    rule(
+        "lives_in.with",  # "I live with my partner and our two cats in Leith"
+        rf"{_V_LIVE}\s+with\s+(?:[\w'-]+\s+){{1,8}}?in\s+(?P<o>[A-Z].+)",
+        _place("lives_in", 0.8),
+    ),
+    rule(
+        "lives_in.home_in",  # "we're in a rented flat in Salford"
+        rf"{BE}\s+in\s+(?:a|an|our|my|the)\s+(?:[a-z-]+\s+){{0,2}}(?:flat|house|apartment|place|home|condo|"
+        r"bungalow|cottage|terrace|semi|bedsit|studio)\s+(?:in|near|outside)\s+(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past else _place("lives_in", 0.75)(m, c),
+    ),
+    rule(
+        "lives_in.rent",
+        r"(?P<v>rent|rents|renting|share|shares|sharing)\s+(?:a|an|the|this)\s+(?:(?:small|tiny|little|nice|big|"
+        r"two-bed|one-bed|three-bed)\s+)?(?:flat|house|place|apartment|room|terrace|semi|bedsit|studio|condo)\s+"
+        r"(?:(?:in|near|outside)\s+)(?P<o>[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past else _place("lives_in", 0.75)(m, c),
     ),
     # where someone is from
     rule("from", rf"{BE}\s+(?:originally\s+)?from\s+(?P<o>.+)", _place("from", 0.9, "none")),
@@ -223,9 +309,11 @@ RULES: tuple[Rule, ...] = (
         _place("from", 0.85, "none"),
     ),
     rule(
-        "from.raised", rf"{BE}\s+(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)", _place("from", 0.85, "none")
+        "from.raised",
+        rf"(?:{BE}\s+)?(?:raised|brought up)\s+(?:in|on)\s+(?P<o>.+)",
+        _place("from", 0.85, "none"),
     ),
-    rule("born", r"(?:was|were)\s+born\s+(?P<rest>.+)", _born, raw=True),
+    rule("born", r"(?:(?:was|were)\s+)?[Bb]orn\s+(?P<rest>.+)", _born, raw=True),
     rule("from.native", rf"{BE}\s+(?:a\s+)?native\s+of\s+(?P<o>.+)", _place("from", 0.85, "none")),
     # travel
     rule(

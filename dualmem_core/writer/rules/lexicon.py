@@ -13,24 +13,30 @@ RELATIONS: dict[str, str] = {
     "wife": "spouse", "husband": "spouse", "spouse": "spouse", "hubby": "spouse",
     "partner": "partner", "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner",
     "fiancé": "partner", "fiancee": "partner", "fiancée": "partner", "significant other": "partner",
-    "gf": "partner", "bf": "partner",
+    "gf": "partner", "bf": "partner", "other half": "partner", "better half": "partner",
+    "fella": "partner", "missus": "spouse", "missis": "spouse", "wifey": "spouse",
     "sister": "sibling", "brother": "sibling", "sibling": "sibling", "twin": "sibling", "sis": "sibling",
     "stepsister": "sibling", "stepbrother": "sibling", "half-sister": "sibling", "half-brother": "sibling",
     "mom": "parent", "mum": "parent", "mother": "parent", "mommy": "parent", "mama": "parent",
     "dad": "parent",
     "father": "parent", "daddy": "parent", "papa": "parent", "stepmom": "parent", "stepdad": "parent",
-    "stepmother": "parent", "stepfather": "parent", "parent": "parent",
+    "stepmother": "parent", "stepfather": "parent", "parent": "parent", "mam": "parent", "mammy": "parent",
+    "stepmum": "parent", "pop": "parent", "pops": "parent",
     "son": "child", "daughter": "child", "kid": "child", "child": "child", "baby": "child",
-    "stepson": "child", "stepdaughter": "child", "toddler": "child", "boy": "child", "girl": "child",
+    "stepson": "child", "stepdaughter": "child", "eldest": "child", "youngest": "child",
+    "little one": "child", "wee one": "child", "kiddo": "child",
+    "toddler": "child", "boy": "child", "girl": "child",
     "grandparent": "relative", "grandma": "relative", "grandmother": "relative", "grandpa": "relative",
     "grandfather": "relative",
-    "granny": "relative", "nana": "relative", "grandson": "relative", "granddaughter": "relative",
+    "granny": "relative", "nana": "relative", "nan": "relative", "nanna": "relative", "gran": "relative",
+    "grandad": "relative", "granddad": "relative", "grandmom": "relative", "grandmum": "relative",
+    "auntie": "relative", "aunty": "relative", "grandson": "relative", "granddaughter": "relative",
     "grandchild": "relative", "grandkid": "relative", "aunt": "relative", "uncle": "relative",
     "cousin": "relative", "niece": "relative", "nephew": "relative", "mother-in-law": "relative",
     "father-in-law": "relative", "sister-in-law": "relative", "brother-in-law": "relative",
     "son-in-law": "relative", "daughter-in-law": "relative",
     "friend": "friend", "best friend": "friend", "buddy": "friend", "pal": "friend", "bestie": "friend",
-    "bff": "friend", "childhood friend": "friend",
+    "bff": "friend", "childhood friend": "friend", "mate": "friend", "best mate": "friend",
     "family": "relative", "folks": "parent", "in-laws": "relative",
     "coworker": "colleague", "co-worker": "colleague", "colleague": "colleague", "boss": "colleague",
     "manager": "colleague", "teammate": "colleague", "supervisor": "colleague", "cofounder": "colleague",
@@ -56,7 +62,12 @@ PETS = (
     "husky", "dachshund", "terrier", "chihuahua", "pug", "german shepherd", "shepherd", "collie",
     "border collie", "spaniel", "doodle", "goldendoodle", "labradoodle", "shih tzu", "greyhound",
     "rottweiler", "pit bull", "pitbull", "schnauzer", "sheepdog", "malamute", "tabby", "maine coon",
-    "ragdoll", "siamese cat", "persian cat", "mutt", "rescue dog", "rescue cat",
+    "ragdoll", "siamese cat", "persian cat", "mutt", "rescue dog", "rescue cat", "staffy", "staffie",
+    "westie", "cockapoo", "cavapoo", "cavoodle", "springer", "springer spaniel", "jack russell",
+    "whippet", "lurcher",
+    "dalmatian", "shiba", "shiba inu", "samoyed", "vizsla", "weimaraner", "pomeranian", "moggy", "moggie",
+    "cockatoo", "axolotl", "kelpie", "heeler", "blue heeler", "sprocker", "bichon", "frenchie",
+    "french bulldog", "sausage dog", "bearded dragon", "tortoiseshell", "ginger cat", "black cat",
 )  # fmt: skip
 
 # Occupation head nouns. "I'm a <modifiers> <head>" is a job only when the head is listed here.
@@ -82,14 +93,21 @@ anesthesiologist cardiologist dermatologist pediatrician paediatrician neurologi
 surgeon sonographer dispatcher operator contractor handyman roofer landscaper florist jeweler
 jeweller potter sculptor animator copywriter blogger youtuber streamer influencer podcaster
 tech aquarist technologist hygienist paramedic optician pharmacist nutritionist therapist
+postman postwoman postie solicitor barrister plasterer bricklayer labourer laborer joiner glazier
+locksmith tiler decorator gp fireman porter steward stewardess conductor fitter coder sysadmin cop
+bouncer apprentice trainee housewife househusband barman barmaid server childminder physio osteopath
+chiropractor podiatrist radiographer phlebotomist anaesthetist anesthetist orthodontist academic
+magistrate doula tradie tradesman sparky brickie fishmonger greengrocer publican registrar copper dev
 """.split()
 )
 # Words that make "I'm a/an X" a job even though the head is generic ("stay-at-home mom").
 JOB_PHRASES = ("stay-at-home mom", "stay-at-home dad", "stay-at-home parent", "full-time mom", "homemaker",
+               "stay-at-home mum", "full-time mum",
                "software engineer", "web developer", "data scientist", "graphic designer", "social worker",
                "flight attendant", "real estate agent", "truck driver", "bus driver", "personal trainer",
                "dental hygienist", "project manager", "product manager", "grad student",
-               "phd student")  # fmt: skip
+               "phd student", "care worker", "youth worker", "support worker", "social care worker",
+               "estate agent", "travel agent", "insurance agent", "letting agent")  # fmt: skip
 JOB_STATES = frozenset(
     {"retired", "unemployed", "self-employed", "between jobs", "out of work", "freelancing"}
 )
@@ -97,7 +115,8 @@ JOB_STATES = frozenset(
 DIETS = (
     "vegetarian", "vegan", "pescatarian", "pescetarian", "keto", "paleo", "gluten-free", "gluten free",
     "dairy-free", "dairy free", "kosher", "halal", "plant-based", "plant based", "carnivore", "flexitarian",
-    "lacto-vegetarian", "raw vegan", "teetotal", "teetotaler", "low-carb", "low carb", "whole30",
+    "lacto-vegetarian", "raw vegan", "teetotal", "teetotaler", "low-carb", "low carb", "whole30", "vego",
+    "veggie", "veggo", "teetotaller",
 )  # fmt: skip
 
 LANGUAGES = frozenset(
@@ -121,25 +140,30 @@ home apartment condo flat cabin cottage townhouse farm ranch property laptop com
 ipad tablet iphone phone smartphone camera drone piano guitar violin cello drum drums keyboard
 ukulele saxophone trumpet flute telescope console playstation xbox switch tv television e-bike
 sedan jeep pickup minivan convertible tesla prius watch ring painting printer vinyl turntable
+campervan caravan motorhome ute hatchback moped narrowboat bungalow allotment e-scooter
 """.split()
 )
 INSTRUMENTS = frozenset(
     """
 piano guitar violin cello viola bass drums drum ukulele saxophone sax trumpet trombone flute clarinet
-harp banjo mandolin harmonica accordion keyboard keyboards organ oboe tuba
+harp banjo mandolin harmonica accordion keyboard keyboards organ oboe tuba fiddle bodhran bodhrán
+whistle bagpipes synth
 """.split()
 )
 SPORTS_AND_GAMES = frozenset(
     """
 tennis soccer football basketball baseball volleyball hockey golf rugby cricket badminton squash
 pickleball softball lacrosse handball chess poker bridge sudoku pool billiards darts bowling frisbee
-ultimate polo table-tennis ping-pong video-games games dnd d&d mahjong scrabble
+ultimate polo table-tennis ping-pong video-games games dnd d&d mahjong scrabble five-a-side footy netball
+hurling camogie gaelic gaelic-football aussie-rules curling ice-hockey snooker cards board-games padel
+croquet shinty bowls
 """.split()
 )
 ACTIVITIES = frozenset(
     """
 yoga pilates karate judo taekwondo jiu-jitsu boxing kickboxing crossfit meditation archery fencing
-ballet gymnastics parkour calisthenics tai-chi zumba aikido kung-fu weightlifting powerlifting
+ballet gymnastics parkour calisthenics tai-chi zumba aikido kung-fu weightlifting powerlifting parkrun
+spinning barre
 """.split()
 )
 GO_ACTIVITIES = frozenset(
@@ -234,6 +258,7 @@ only really very too quite good bad happy sad glad fine dear guess anyhow beside
 sadly unfortunately fortunately apparently basically seriously literally obviously hopefully
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july
 august september october november december christmas easter thanksgiving halloween
+met saw had went got made took spent caught ran bumped told asked called texted messaged heard
 """.split()
 )
 
@@ -254,6 +279,12 @@ def relation_of(noun: str) -> str | None:
     return None
 
 
+def is_plural_relation(noun: str) -> bool:
+    """'sisters', 'kids', 'parents' but not 'boss' or 'missus'."""
+    word = noun.lower().strip()
+    return word in _IRREGULAR_PLURALS or (word not in RELATIONS and relation_of(word) is not None)
+
+
 def is_place(name: str) -> bool:
     return name.lower().removeprefix("the ").strip() in PLACES or name.lower().strip() in PLACES
 
@@ -268,7 +299,7 @@ def is_school(name: str) -> bool:
 
 def job_head(phrase: str) -> bool:
     """True when a noun phrase names an occupation ('senior software engineer', 'nurse')."""
-    lowered = phrase.lower().strip()
+    lowered = phrase.lower().strip().replace("stay at home", "stay-at-home")
     if lowered in JOB_PHRASES or lowered in JOB_STATES:
         return True
     words = re.findall(r"[a-z][a-z'-]*", lowered)

@@ -17,7 +17,7 @@ from ..predicates import favourite_predicate
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
 from .common import NUMBER, count_text
-from .lexicon import NOT_NAMES, is_demonym, is_place, pet_pattern, relation_of, relation_pattern
+from .lexicon import NOT_NAMES, is_demonym, is_place, job_head, pet_pattern, relation_of, relation_pattern
 from .objects import clean, proper_run, split_items, strip_leading, tidy
 
 _REL = relation_pattern()
@@ -62,24 +62,31 @@ def _relation_drafts(owner: str, rel: str, names: list[str], adj: str | None, ru
 
 
 _RELATION_APPOSITION = re.compile(
-    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b"
+    rf"\b(?P<own>{_MY}|[Hh]is|[Hh]er)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?!')\b"
     rf"(?:\s*,\s*(?P<name>{_NAME_LIST})\s*(?=,|$|\s+(?:and|who|is|was|has|had|lives|works)\b)|"
     rf"\s+(?P<name2>{_NAME_LIST}))"
 )
 _RELATION_BEFORE = re.compile(
-    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b"
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*,\s*{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\b"
 )
 _RELATION_IS = re.compile(
     rf"(?:^|(?<=\s))(?P<name>{_NAME_LIST})\s+(?:is|are|was|were|has been|have been)\s+{_MY}\s+"
-    rf"(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\b(?!')"
+    rf"(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\b(?!')"
+)
+_PRONOUN_IS_REL = re.compile(
+    rf"^(?:[Hh]e|[Ss]he)\s+(?:is|was)\s+(?:now\s+|officially\s+)?{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?"
+    rf"(?P<rel>{_REL})\b(?!')"
 )
 _RELATION_NAMED = re.compile(
-    rf"\b{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
+    rf"\b{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?:'s\s+name\s+is|\s+is\s+(?:named|called)|"
     rf"\s+goes\s+by)\s+(?P<name>{NAME}(?:\s+{NAME})?)"
 )
-_RELATION_IS_NAME = re.compile(rf"^{_MY}\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+is\s+(?P<name>{NAME})$")
+_RELATION_IS_NAME = re.compile(
+    rf"^{_MY}\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+(?:is|are)\s+(?P<name>{_NAME_LIST})$"
+)
 _THIRD_PARTY = re.compile(
-    rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})(?!')\b(?:\s*,\s*(?P<name>{NAME})\s*,|"
+    rf"\b(?P<owner>{NAME})'s\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME})\s*,|"
     rf"\s+(?P<name2>{NAME}))"
 )
 _JOB_AT = re.compile(
@@ -98,8 +105,12 @@ _PET_IS = re.compile(
 )
 
 
+_NAME_TITLE = re.compile(
+    rf"\b(?P<name>{NAME}(?:\s+{NAME})?)\s*(?:,\s*(?:my|our|the)\s+(?P<t>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*(?:,|$)|"
+    rf"\(\s*(?:my|our|the)?\s*(?P<t2>(?:[a-z-]+\s+){{0,3}}[a-z-]+)\s*\))"
+)
 _OF_MINE = re.compile(
-    rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})\s+)?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
+    rf"\b(?:a|an|one)\s+(?:(?P<adj>{ADJ})(?:\s+|(?<=-)))?(?P<rel>{_REL})\s+of\s+(?:mine|ours)\s*,?\s*"
     rf"(?:(?:named|called)\s+)?(?P<name>{NAME}(?:\s+{NAME})?)"
 )
 _FROM_WORK = re.compile(
@@ -144,6 +155,12 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
             out.append(
                 Draft("colleague", m["name"], 0.7, rule="relation.from_work", subject=speaker, text=text_)
             )
+    for m in _NAME_TITLE.finditer(text):  # "Pedro Alves, our head baker, ...", "Pedro Alves (head baker)"
+        title = (m["t"] or m["t2"]).lower()
+        if _ok(m["name"]) and job_head(title) and relation_of(title.split()[-1]) is None:
+            said = f"{m['name']} is {'an' if title[:1] in 'aeiou' else 'a'} {title}"
+            out.append(Draft("job_title", title, 0.75, rule="job.apposition", subject=m["name"], text=said,
+                             kind="none", timing="none"))
     for m in _GOES_BY.finditer(text):
         if _ok(m["name"]) and _ok(m["nick"]):
             out.append(_nickname(m["name"], m["nick"]))
@@ -176,7 +193,7 @@ def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]
 def here_in(text: str, speaker: str) -> list[Draft]:
     """'I'm a designer at an agency here in Denver': the speaker is in Denver (said of themself only)."""
     out = []
-    if m := _HERE_IN.search(text):
+    if (m := _HERE_IN.search(text)) and m["o"].split()[0].lower() not in NOT_NAMES:  # "got here in March"
         for d in items("lives_in", m["o"], "place", 0.6):
             d.rule, d.subject, d.timing = "lives_in.here_in", speaker, "none"
             out.append(d)
@@ -204,6 +221,8 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
         out += _relation_drafts(
             owner, m["rel"], _people(m["name"] or m["name2"], plural), m["adj"], "relation.apposition"
         )
+    if referent and (m := _PRONOUN_IS_REL.match(text)):  # "she's my girlfriend now": the one person named
+        out += _relation_drafts(speaker, m["rel"], [referent], m["adj"], "relation.is")
     for pattern, rule in (
         (_RELATION_BEFORE, "relation.apposition"),
         (_RELATION_NAMED, "relation.named"),
@@ -271,7 +290,12 @@ class Owner:
 
 
 _OWNER = (
-    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|[Ii]ts|{NAME}'s|{_MY}\s+(?:{ADJ}\s+)?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+    rf"(?P<owner>{_MY}|[Hh]is|[Hh]er|[Ii]ts|{NAME}'s|{_MY}\s+(?:{ADJ}(?:\s+|(?<=-)))?(?:{_REL}|{_PET})(?:\s+{NAME})?'s)"
+)
+
+
+_OWNER_NOUN = re.compile(
+    rf"{_MY}\s+(?:{ADJ}(?:\s+|(?<=-)))?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$"
 )
 
 
@@ -285,7 +309,7 @@ def _owner(text: str, speaker: str, referent: str | None, last_pet: str | None =
         if last_pet:  # "I adopted a puppy! His name is Oscar."
             return Owner(possessive_subject(last_pet, speaker), "pet", last_pet)
         return None
-    m = re.match(rf"{_MY}\s+(?:{ADJ}\s+)?(?P<noun>[a-z-]+(?:\s+[a-z-]+)?)(?:\s+(?P<name>{NAME}))?'s$", text)
+    m = _OWNER_NOUN.match(text)
     if m:
         if m["name"] and _ok(m["name"]):
             return Owner(m["name"], "person")
@@ -333,7 +357,9 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "favourite",
             rf"^{_OWNER}\s+(?:all[- ]time\s+|absolute\s+|personal\s+|current\s+|new\s+)?(?:favou?rite|go-to|"
-            rf"fave|fav)\s+(?P<cat>[A-Za-z][\w -]{{0,30}}?)\s+{_COPULA}\s+(?P<o>.+)",
+            rf"fave|fav)\s+(?P<cat>[A-Za-z][\w -]{{0,30}}?)"
+            rf"(?:\s+(?:of all time|ever|in the world|at the moment|right now|these days|of the year))?"
+            rf"\s+{_COPULA}\s+(?P<o>.+)",
         ),
         (
             "hobby",
@@ -559,7 +585,11 @@ _HERE = re.compile(
     rf"^this is\s+(?P<n>{NAME})$"
 )
 # "Jonathan here, but call me Jon": the request follows the introduction in the same clause.
-_BUT_CALL_ME = re.compile(rf",\s*(?:but|so|and)?\s*(?:please\s+|just\s+)?call\s+me\s+(?P<o>{NAME})\b")
+_BUT_CALL_ME = re.compile(
+    r"(?:,\s*|\s+)(?:but|so|and)?\s*"
+    r"(?:(?:please|just|everyone|everybody|people|my friends|friends|most people)\s+)?"
+    rf"calls?\s+me\s+(?P<o>{NAME})\b"
+)
 
 
 def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
@@ -590,4 +620,27 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
                 "nickname", m["o"], 0.8, rule="nickname.call_me", subject=speaker, kind="none", timing="none"
             )
         )
+    if (m := _HOME_IS.match(text)) and (place := proper_run(m["o"], allow_region=True)):
+        out.append(Draft("lives_in", place, 0.7, rule="lives_in.home_is", subject=speaker, kind="place"))
+    if (m := _WEEKS_IN.match(text)) and (org := proper_run(m["o"])) and not is_place(org):
+        out.append(Draft("works_at", org, 0.7, rule="works_at.weeks_in", subject=speaker, timing="none"))
+    if (m := _TO_SELL.search(text)) and (thing := proper_run(m["o"], max_tokens=3) or m["o"].lower()):
+        said = f"{speaker} owns {thing if thing[:1].isupper() else 'a ' + thing}"
+        out.append(Draft("owns", thing, 0.65, rule="owns.to_sell", subject=speaker, text=said, kind="thing"))
     return out
+
+
+# "Home is Vancouver these days", "home for me is Saskatoon"
+_HOME_IS = re.compile(
+    r"^(?:[Mm]y\s+)?[Hh]ome(?:\s+for\s+(?:me|us))?\s+(?:is|has been)\s+(?:now\s+)?(?:in\s+)?"
+    r"(?P<o>[A-Z][\w'.-]*.*)"
+)
+# "two weeks in at Aerojet": how long someone has been in a new job
+_WEEKS_IN = re.compile(
+    r"^(?:\w+\s+){1,2}(?:days?|weeks?|months?)\s+in\s+at\s+(?P<o>(?:the\s+)?[A-Z].*)"
+)
+# "I need to sell my Subaru": what one is about to sell, one still owns
+_TO_SELL = re.compile(
+    r"\b(?:need|have|want|going|trying|got|planning|hoping)\s+to\s+sell\s+my\s+(?:old\s+)?"
+    r"(?P<o>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}|car|bike|van|camera|piano|guitar|motorbike|boat|caravan)\b"
+)

@@ -51,7 +51,7 @@ _PRONOUNS = frozenset(
     "too me us myself here there home which what some they he she we i".split()
 )
 _ABBREVIATION = re.compile(r"(?:St|Mt|Ft|Dr|Jr|Sr|Inc|Co|Corp|Ltd|Bros)\.$")
-_NAME_TOKEN = re.compile(r"(?:[A-Z][\w'\u00C0-\u017F.-]*|[A-Z]{2,}|&|\d+\w*)$")
+_NAME_TOKEN = re.compile(r"(?:[A-Z\u00C0-\u00D6\u00D8-\u00DE][\w'\u00C0-\u017F.-]*|[A-Z]{2,}|&|\d+\w*)$")
 _CONNECTORS = frozenset(
     {
         "of",

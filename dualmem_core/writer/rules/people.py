@@ -7,7 +7,7 @@ import re
 from .base import Builder, Context, Draft, Rule, rule
 from .clauses import NAME
 from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text
-from .lexicon import PETS, is_demonym, job_head, relation_of
+from .lexicon import PETS, is_demonym, is_plural_relation, job_head, relation_of
 from .objects import proper_run
 
 _V_HAVE_PET = (
@@ -21,7 +21,7 @@ def _intro(m: re.Match[str], ctx: Context) -> list[Draft]:
     first = name.split()[0].lower()
     if not (ctx.is_speaker and ctx.intro) or job_head(name):
         return []
-    if first in _NOT_INTRO or is_demonym(first):
+    if first in _NOT_INTRO or is_demonym(first) or first.endswith("-based"):
         return []
     return [Draft("name", name, 0.85, kind="none", timing="none")]
 
@@ -36,10 +36,14 @@ _NOT_INTRO = frozenset(
 def _age(m: re.Match[str], ctx: Context) -> list[Draft]:
     if ctx.past and not ctx.aspect.future:
         return []  # "I was 5 when ..." describes a moment, not an age now
+    if not ctx.aspect.future and any(t.valid_from and t.valid_from > ctx.now for t in ctx.times):
+        return []  # "my mam is 80 next week": not yet
     return _turned(m, ctx)
 
 
 def _turned(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.subject.kind == "relative" and is_plural_relation(ctx.subject.role):
+        return []  # "my kids are 4 and 7": ages of several people, none of them "the kids"
     value = count_text(m["o"])
     if not value.isdigit() or not 0 < int(value) < 130:
         return []
@@ -47,11 +51,8 @@ def _turned(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
-    value = (
-        m["o"]
-        .lower()
-        .replace("a widow", "widowed")
-        .replace("in a committed relationship", "in a relationship")
+    value = re.sub(r"^a widow(?:er)?$", "widowed", m["o"].lower()).replace(
+        "in a committed relationship", "in a relationship"
     )
     value = {
         "taken": "in a relationship",
@@ -85,13 +86,46 @@ def _status_dating(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'we've been dating for three years', 'Marcus and I have been together since 2022'."""
     if not ctx.is_speaker or ctx.aspect.negated or (ctx.past and not ctx.aspect.perfect):
         return []
-    if m["v"] == "together" and not (ctx.aspect.perfect or ctx.has_time("since", "duration")):
+    if m["v"] == "together" and not (
+        ctx.aspect.perfect or ctx.has_time("since", "duration") or re.search(r"\b(?:years?|months?)\b", m[0])
+    ):
         return []  # "we're together" may mean in one place; "together since 2022" is a couple
     value = "dating" if m["v"].startswith("dat") else "in a relationship"
     out = [Draft("relationship_status", value, 0.7, kind="none")]
     if ctx.subject.co_subject and "'s " not in ctx.subject.co_subject:
         out.append(Draft("partner", ctx.subject.co_subject, 0.75))
     return out
+
+
+def _been_with(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been with my girlfriend for 4 years': a lasting couple, not a meeting."""
+    lasting = ctx.aspect.perfect or ctx.has_time("since", "duration")
+    if not ctx.is_speaker or ctx.aspect.negated or not lasting:
+        return []
+    if ctx.past and not ctx.aspect.perfect:
+        return []
+    married = m["rel"] in ("wife", "husband", "missus")
+    out = [Draft("relationship_status", "married" if married else "in a relationship", 0.7, kind="none")]
+    if m["name"]:
+        out.append(Draft("spouse" if married else "partner", m["name"], 0.8))
+    return out
+
+
+def _died(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'My dog Luna passed away last year': the pet was the speaker's and is no more."""
+    if ctx.aspect.negated or ctx.aspect.future or ctx.aspect.modal:
+        return []
+    spouse = ctx.subject.role in ("husband", "wife") and ctx.subject.name.startswith(f"{ctx.speaker}'s ")
+    if ctx.subject.kind == "relative" and spouse:  # "my husband passed away in 2020"
+        return [
+            Draft("relationship_status", "widowed", 0.75, subject=ctx.speaker, kind="none", timing="start")
+        ]
+    if ctx.subject.kind != "pet":
+        return []
+    named = "'s " not in ctx.subject.name
+    value = ctx.subject.name if named else ctx.subject.role
+    kind = "pet" if named else "none"
+    return [Draft("pet", value, 0.95, subject=ctx.speaker, timing="end", ended=True, kind=kind)]
 
 
 def _person(predicate: str, confidence: float, timing: str = "state", ended: bool = False) -> Builder:
@@ -119,8 +153,10 @@ def _breakup(m: re.Match[str], ctx: Context) -> list[Draft]:
 def _have_relation(m: re.Match[str], ctx: Context) -> list[Draft]:
     rel = m["rel"].lower()
     predicate = relation_of(rel)
-    if predicate is None or m["n"].lower() == "no":
+    if predicate is None:
         return []
+    if m["n"].lower() == "no":  # "I have no siblings"
+        return _no_relatives(predicate, rel, ctx)
     timing = "start" if m["v"] in ("had", "got") and predicate == "child" else "none"
     people = names_in(m["names"])
     if people:
@@ -139,6 +175,22 @@ def _have_relation(m: re.Match[str], ctx: Context) -> list[Draft]:
             text=f"{subject_text(ctx)} has {m['n']} {rel}",
         )
     ]
+
+
+def _no_relatives(predicate: str, rel: str, ctx: Context) -> list[Draft]:
+    """'I don't have kids', 'I'm an only child': a negative fact, kept explicit."""
+    if predicate not in ("child", "sibling"):
+        return []
+    value = "children" if predicate == "child" else "siblings"
+    said = f"{subject_text(ctx)} has no {value if rel.endswith('s') or rel in ('children',) else rel + 's'}"
+    return [Draft(predicate, value, 0.75, negated=True, kind="none", timing="none", text=said)]
+
+
+def _none_had(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if not ctx.aspect.negated or ((ctx.past or ctx.aspect.past) and m["v"] != "got") or not ctx.is_speaker:
+        return []
+    rel = m["rel"].lower()
+    return _no_relatives(relation_of(rel) or "", rel, ctx)
 
 
 def _baby(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -223,7 +275,10 @@ RULES: tuple[Rule, ...] = (
     rule(
         "name.called",
         rf"(?:am|is|was)\s+(?:called|named)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
-        lambda m, c: [Draft("name", m["o"], 0.9, kind="none", timing="none")],
+        # "my son is called Tom": the mention rules already say Tom is the son
+        lambda m, c: []
+        if c.subject.kind in ("relative", "pet")
+        else [Draft("name", m["o"], 0.9, kind="none", timing="none")],
     ),
     rule(
         "nickname.goes_by",
@@ -233,17 +288,28 @@ RULES: tuple[Rule, ...] = (
     rule(
         "age",
         rf"(?:am|is|are)\s+(?P<q>almost\s+|nearly\s+|about\s+|over\s+)?(?P<o>{NUMBER})"
-        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*$",
+        r"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?\s*(?:$|(?=,|\s+(?:and|but|so|now|today)\b))",
         _age,
     ),
     rule(
         "age.turned",
-        rf"(?P<v>turned|turn|turning|turns|be)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
+        rf"(?P<v>turned|turn|turning|turns|be|hit|hits|hitting)\s+(?P<o>{NUMBER})\b(?:\s+(?:years?|yrs?)(?:\s+old)?)?"
         r"\s*(?:$|(?=,|!|\s+(?:and|but|so|on|in|at|this|last|next|today|tomorrow|yesterday)\b))",
         _turned,
         future_ok=True,
     ),
+    rule(
+        "age.year_old",
+        rf"(?:am|is|are)\s+(?:a|an)\s+(?P<o>{NUMBER})[- ](?:years?|yrs?)[- ]old\b",
+        _age,
+    ),
     # partners and family
+    rule(
+        "status.been_with",
+        r"(?P<v>been|was|were)\s+with\s+(?:my|our|her|his)\s+(?P<rel>girlfriend|boyfriend|partner|other half|"
+        r"better half|wife|husband|missus|fiancee?|fiancée?)(?:\s*,?\s*(?P<name>[A-Z][a-z]+))?",
+        lambda m, c: _been_with(m, c),
+    ),
     rule(
         "spouse.married_to",
         r"(?P<v>am|is|are|was|were|been|got|get|getting)\s+(?:happily\s+)?married\s+to\s+(?P<o>.+)",
@@ -251,7 +317,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "spouse.married",
-        rf"(?P<v>married|marry|marries|wed)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
+        rf"(?P<v>married|marry|marries|wed)\s+(?:(?:my|his|her)\s+(?:[a-z-]+\s+){{0,3}}?(?:sweetheart|love|partner|"
+        rf"girlfriend|boyfriend|fianc[eé]e?|best friend)\s*,?\s*)?(?P<o>{NAME}(?:\s+{NAME})?)",
         _person("spouse", 0.85, "start"),
     ),
     rule(
@@ -265,12 +332,26 @@ RULES: tuple[Rule, ...] = (
         rf"{BE}\s+(?:happily\s+|recently\s+|newly\s+)?(?P<o>single|married|engaged|divorced|widowed|"
         rf"separated|"
         r"in a relationship|in a committed relationship|taken|a widow|a widower|dating someone|"
-        r"seeing someone)\b(?!\s+(?:to|with)\b)",
+        r"seeing someone)\b(?!\s+to\b|\s+with\s+(?!(?:a|an|one|two|three|four|five|\d+|kids|children|little|"
+        r"young|grown)\b))",
         _status,
     ),
     rule(
+        "status.seeing",  # "I'm seeing someone (new)": the progressive peeled the copula off
+        r"(?P<v>seeing|dating)\s+someone\b",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.is_speaker
+        else [Draft("relationship_status", "in a relationship", 0.7, kind="none", timing="start")],
+    ),
+    rule(
+        "status.single_parent",  # "I'm a single mum"
+        rf"{BE}\s+(?:a\s+)?single\s+(?:mum|mom|dad|parent|mother|father)\b",
+        lambda m, c: [] if c.aspect.negated else [Draft("relationship_status", "single", 0.75, kind="none")],
+    ),
+    rule(
         "status.dating",
-        rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off)\b.*)?$",
+        rf"(?:{BE}\s+)?(?P<v>dating|dated|together)(?:\s+(?:for|since|on and off|"
+        rf"(?:about|nearly|almost|over\s+)?(?:{NUMBER}|a|a few|a couple of)\s+(?:years?|months?))\b.*)?$",
         lambda m, c: _status_dating(m, c),
     ),
     rule("partner.engaged_to", rf"{BE}\s+engaged\s+to\s+(?P<o>.+)", _engaged_to),
@@ -303,11 +384,28 @@ RULES: tuple[Rule, ...] = (
         _have_relation,
     ),
     rule(
+        "relations.none",  # "I don't have kids", "we haven't got any children"
+        r"(?P<v>have|has|got)\s+(?:any\s+)?(?P<rel>kids|children|siblings|brothers or sisters)\s*"
+        r"(?:$|,|\s+(?:yet|of my own)\b)",
+        _none_had,
+    ),
+    rule(
+        "relations.only_child",
+        r"(?:am|is|was)\s+(?:an\s+)?only\s+child\b",
+        lambda m, c: [] if c.aspect.negated else _no_relatives("sibling", "siblings", c),
+    ),
+    rule(
         "relations.baby",
         rf"(?P<v>had|welcomed)\s+(?:a|our|my|their)\s+(?:first\s+|second\s+|third\s+|new\s+)?"
         rf"(?:baby\s+)?(?P<sex>boy|girl|baby|son|daughter)(?:\s*,?\s*(?:an?\s+(?:baby\s+)?(?:boy|girl)\s+)?"
         rf"(?:(?:named|called)\s+)?(?P<names>{NAMES}))?",
         _baby,
+    ),
+    rule(
+        "died",  # a pet that died is no longer had; a husband or wife who died leaves the speaker widowed
+        r"(?P<v>passed away|died|passed|was put down|was put to sleep|got put down|"
+        r"crossed the rainbow bridge)\b",
+        _died,
     ),
     # pets
     rule(

@@ -25,6 +25,10 @@ _V_LIKE = (
     r"digs|prefer|prefers|preferred|appreciate|appreciates)"
 )
 
+_DRINKS = (
+    r"tea|rooibos|decaf|coffee|oat milk|soy milk|almond milk|green tea|herbal tea|matcha|kombucha|"
+    r"sparkling water|water|chai|espresso|hot chocolate|juice"
+)
 _DIET = "|".join(re.escape(d) for d in sorted(DIETS, key=len, reverse=True))
 
 _NOT_LIKED = re.compile(
@@ -43,7 +47,7 @@ def _liked_objects(raw: str) -> list[str]:
     to_verb = re.match(r"to\s+(?P<v>[a-z]+)\b(?P<rest>.*)", raw)
     if to_verb:
         raw = to_gerund(to_verb["v"]) + to_verb["rest"]
-    raw = re.sub(r"\s+(?:over|more than|better than|instead of)\s+.*$", "", raw)
+    raw = re.sub(r"\s+(?:over|more than|better than|instead of|to\s+(?=\S+$))\s*.*$", "", raw)
     return [d.object for d in items("likes", raw, "thing", 0.8, listable=True)]
 
 
@@ -86,7 +90,17 @@ def _dislike_adj(m: re.Match[str], ctx: Context) -> list[Draft]:
     return [Draft("dislikes", o, 0.6) for o in _liked_objects(m["o"])]
 
 
+_DIET_AS_MODIFIER = frozenset(
+    "food foods restaurant restaurants option options meal meals dish dishes cafe café place places cookbook "
+    "recipe recipes cheese burger burgers sausage sausages version stuff friends friend shop".split()
+)
+
+
 def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
+    following = m.string[m.end() :].split(maxsplit=1)
+    noun = following[0].lower().strip(",.!") if following else ""
+    if noun in _DIET_AS_MODIFIER or job_head(noun):
+        return []  # "a vegan chef", "vegetarian options": the diet word describes something else
     value = (
         m["o"].lower().replace(" ", "-")
         if m["o"].lower() in ("gluten free", "dairy free", "plant based")
@@ -97,8 +111,14 @@ def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if again := _AGAIN.match(m["o"]):  # "I eat meat again now": a habit taken back up
+        if ctx.aspect.negated or ctx.past or ctx.aspect.past:
+            return []
+        return [Draft("eats", d.object, 0.7, timing="start") for d in items("eats", again["o"], "thing", 0.7)]
     if not (ctx.aspect.negated or ctx.aspect.ended):
         return []  # "I eat pizza" is an event more than a habit; the negative is the useful fact
+    if re.match(r"(?:much|many|a lot of|as much|enough|loads of|tons of)\b", m["o"]):
+        return []  # "I don't eat much red meat": less, not none
     raw = re.sub(r"^(?:any|much|a lot of|red)\s+", lambda x: "red " if x[0].startswith("red") else "", m["o"])
     out = []
     for d in items("eats", raw, "thing", 0.8, listable=True):
@@ -106,6 +126,24 @@ def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
             continue
         out.append(Draft("eats", d.object, 0.8, negated=True))
     return out
+
+
+_AGAIN = re.compile(r"(?P<o>[a-z][a-z ]{1,30}?)\s+again\b")
+_FOODS = (
+    r"sugar|meat|red meat|dairy|gluten|alcohol|booze|caffeine|coffee|carbs|bread|chocolate|sweets|crisps|"
+    r"fizzy drinks|soda|beer|wine|pork|beef|fish|eggs|cheese|milk|junk food|takeaways|fast food|"
+    r"processed food"
+)
+
+
+def _cut_out(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've cut out sugar', 'gave up booze in January': a food or drink no longer had."""
+    if ctx.aspect.negated or ctx.aspect.modal or ctx.aspect.future or ctx.aspect.intent:
+        return []
+    value = "alcohol" if m["o"].lower() == "booze" else m["o"].lower()
+    drink = value in ("alcohol", "caffeine", "coffee", "fizzy drinks", "soda", "beer", "wine", "milk")
+    said = f"{subject_text(ctx)} does not {'drink' if drink else 'eat'} {value}"
+    return [Draft("eats", value, 0.75, negated=True, timing="start", text=said)]
 
 
 def _eats_again(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -137,7 +175,18 @@ _OWN_DROP = re.compile(
 )
 
 
+_BRAND_AFTER = re.compile(
+    r"(?:new\s+|used\s+|second[- ]hand\s+)?(?:car|bike|motorbike|van|phone|camera|laptop|guitar|truck)\s*,\s*"
+    r"(?:an?\s+)(?P<b>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)"
+)
+
+
 def _owns(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if re.search(r"\s(?:called|named)\s", m["o"]):
+        return []  # "I own a cafe called Beans": the business rule names it
+    if brand := _BRAND_AFTER.match(m["o"]):  # "a new car, a Skoda"
+        timing = "start" if m["v"] in ("got", "bought") else "state"
+        return [Draft("owns", brand["b"], 0.7, kind="thing", timing=timing)]
     raw = cut(m["o"], "thing")
     raw = _OWN_DROP.sub("", _OWN_DROP.sub("", raw))
     house = re.match(r"(?P<h>house|home|place|apartment|flat|condo|townhouse|cabin)\s+in\s+(?P<p>.+)", raw)
@@ -189,7 +238,8 @@ def _business(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _play(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = []
-    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+    raw = re.split(r"\s+(?:with|in|on|at|for|against|every|most|twice|once|since)\s+", m["o"], maxsplit=1)[0]
+    for d in items("hobby", raw, "thing", 0.8, listable=True):
         value = d.object.lower()
         head = value.split()[-1]
         if (
@@ -212,12 +262,22 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     verb = m["v"].lower()
     timing = (
         "start"
-        if verb in ("took up", "take up", "taking up", "started", "got into", "picked up")
+        if verb in ("took up", "take up", "taking up", "taken up", "started", "got into", "picked up")
         else "state"
     )
-    for d in items("hobby", m["o"], "thing", 0.8, listable=True):
+    took_up = verb in ("took up", "take up", "taking up", "taken up", "takes up", "got into", "getting into")
+    raw = re.split(r"\s+(?:for|since|at|in|with|on|every|last|this|when|because)\s+", m["o"], maxsplit=1)[0]
+    raw = re.sub(r"^(?:doing|playing|practising|practicing)\s+", "", raw)  # "started doing yoga"
+    for d in items("hobby", raw, "thing", 0.8, listable=True):
         value = d.object.lower().replace(" ", "-")
-        if value in ACTIVITIES or value in GO_ACTIVITIES or (value.endswith("ing") and timing == "start"):
+        if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
+            out.append(Draft("hobby", d.object, 0.7, timing=timing))  # "I've taken up pottery"
+        elif (
+            value in ACTIVITIES
+            or value in GO_ACTIVITIES
+            or value.split("-")[-1] in GO_ACTIVITIES  # "cold water swimming"
+            or (value.endswith("ing") and timing == "start")
+        ):
             out.append(Draft("hobby", d.object, 0.75, timing=timing))
     return out
 
@@ -230,6 +290,50 @@ def _go_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
             else []
         )
     return [Draft("hobby", m["o"], 0.75)]
+
+
+_HOBBY_REST = re.compile(
+    r"\s+(?:every|most|on|at|in|with|a lot|a bit|regularly|twice|once|three times|daily|weekly|competitively|"
+    r"when|whenever|for fun|for a club|as a hobby|nearly|almost|religiously|whenever|loads|all year|outdoors|"
+    r"indoors|year[- ]round|for (?:a|the|my) (?:club|team|county|local))\b"
+)
+_GERUND = {"run": "running", "swim": "swimming", "box": "boxing", "fence": "fencing", "ski": "skiing"}
+_HABIT_ING = (
+    r"running|surfing|swimming|climbing|bouldering|hiking|cycling|knitting|skiing|sailing|baking|dancing|boxing|"
+    r"kayaking|golfing|fishing|gardening|painting|singing|rowing|skating|crocheting|volunteering"
+)
+
+
+def _been_doing(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been climbing a lot lately': a pastime kept up, said in the perfect progressive."""
+    aspect = ctx.aspect
+    if aspect.negated or not (aspect.perfect and aspect.progressive) or aspect.past:
+        return []
+    rest = m["rest"] or ""
+    kept_up = re.match(r"\s+(?:a lot|loads|lately|recently|more|again)\b", rest)
+    if rest.strip() and not (_HOBBY_REST.match(rest) or kept_up):
+        return []
+    return [Draft("hobby", m["o"], 0.65)]
+
+
+def _hobby_verb(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I run every morning', 'I surf most weekends': a habit in the simple present."""
+    aspect = ctx.aspect
+    if aspect.negated or aspect.past or aspect.progressive or aspect.perfect or aspect.future or ctx.past:
+        return []
+    rest = m["rest"] or ""
+    if rest.strip() and not _HOBBY_REST.match(rest):
+        return []  # "I run a business", "I fish for compliments"
+    verb = m["v"]
+    return [Draft("hobby", _GERUND.get(verb) or to_gerund(verb), 0.7)]
+
+
+_GO = "|".join(sorted(GO_ACTIVITIES, key=len, reverse=True))
+# "wild swimming", "trail running": the kind is part of the pastime
+_GO_KIND = (
+    r"(?:wild|cold[- ]water|open[- ]water|sea|trail|fell|rock|ice|night|road|mountain|deep[- ]sea|fly|"
+    r"indoor|sport)"
+)
 
 
 def _learn(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -270,9 +374,36 @@ RULES: tuple[Rule, ...] = (
     # preferences
     rule("likes", rf"{_V_LIKE}\s+(?P<o>.+)", _like),
     rule(
+        "likes.support",
+        r"(?P<v>support|supports|follow|follows)\s+(?P<o>(?:the\s+)?[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,3})\s*"
+        r"(?:$|,|\s+(?:and|but|since|because|through|all|religiously|too|as well)\b)",
+        lambda m, c: [] if c.aspect.negated or c.past else [Draft("likes", d.object, 0.75) for d in items(
+            "likes", m["o"], "thing", 0.75)],
+    ),
+    rule(
+        "likes.fan",
+        r"(?:a\s+)?(?:big|huge|massive|great|die-hard|lifelong)\s+fan\s+of\s+(?P<o>.+)",
+        _like_adj,
+    ),
+    rule("hobby.been_doing", rf"(?P<o>{_HABIT_ING})(?P<rest>\s+.*)?$", _been_doing),
+    rule(
+        "hobby.gym",  # "I go to the gym most days"
+        r"(?P<v>go|goes)\s+to\s+(?:the\s+)?gym\b",
+        lambda m, c: [] if c.aspect.negated or c.past or c.aspect.past or c.aspect.progressive
+        else [Draft("hobby", "going to the gym", 0.6)],
+    ),
+    rule(
+        "hobby.verb",
+        r"(?P<v>run|surf|swim|hike|climb|boulder|knit|crochet|sail|ski|sing|volunteer|snowboard|skate|cycle|box|fence|"
+        r"dance|bake|garden|fish|kayak|paddleboard|golf)(?P<rest>\s+.*)?$",
+        lambda m, c: _hobby_verb(m, c),
+    ),
+    rule(
         "likes.into",
-        rf"(?:{BE}|got|get|getting)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|totally\s+|pretty\s+|"
-        r"a\s+little\s+|kind\s+of\s+)?(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
+        rf"(?:{BE}|got|get|getting|gotten|become|became)\s+(?:really\s+|very\s+|super\s+|so\s+|quite\s+|"
+        r"totally\s+|pretty\s+|a\s+little\s+|kind\s+of\s+|sort\s+of\s+|a\s+bit\s+|mad\s+|big\s+|well\s+|"
+        r"dead\s+|proper\s+|massively\s+|hugely\s+|seriously\s+)?"
+        r"(?P<rel>into|passionate about|obsessed with|crazy about|mad about|"
         r"nuts about|a (?:big |huge |massive |great |die-hard |lifelong |total )?fan of|fond of|keen on|"
         r"addicted to|hooked on|big on|partial to|a sucker for)\s+(?P<o>.+)",
         _like_adj,
@@ -292,7 +423,7 @@ RULES: tuple[Rule, ...] = (
     # food
     rule(
         "diet",
-        rf"(?P<v>am|is|are|was|were|been|be|went|gone|go|going|became|become|becoming|turned|stayed)\s+"
+        rf"(?P<v>am|is|are|was|were|been|be|went|gone|go|going|became|become|becoming|turned|stayed|doing|do|does)\s+"
         rf"(?:a\s+|an\s+|fully\s+|strictly\s+|mostly\s+|mainly\s+|completely\s+|100%\s+|"
         rf"full\s+)?(?P<o>{_DIET})\b",
         _diet,
@@ -306,6 +437,43 @@ RULES: tuple[Rule, ...] = (
         r"(?P<v>follow|follows|followed|eat|eats|keep|keeps)\s+(?:a|an|the)\s+(?:strict\s+)?"
         r"(?P<o>[a-z0-9-]+(?:\s+[a-z-]+)?)\s+diet\b",
         _diet,
+    ),
+    rule(
+        "diet.stopped",
+        rf"(?P<v>stopped|stop|quit|gave up)\s+being\s+(?:a\s+|an\s+)?(?P<o>{_DIET})\b",
+        lambda m, c: [] if c.aspect.negated else [
+            Draft("diet", m["o"].lower(), 0.8, kind="none", timing="end", ended=True)
+        ],
+        flags=re.I,
+    ),
+    rule(
+        "likes.switched_to",  # "I quit coffee and switched to rooibos": the new drink is a preference
+        rf"(?P<v>switched|swapped|changed|moved)\s+(?:over\s+)?to\s+(?P<o>(?:[a-z-]+\s+)?(?:{_DRINKS}))\b",
+        lambda m, c: []
+        if c.aspect.negated or c.aspect.modal
+        else [Draft("likes", m["o"], 0.6, timing="start")],
+    ),
+    rule(
+        "eats.cut_out",
+        rf"(?P<v>cut out|cutting out|given up|gave up|giving up|quit|quitting|kicked|ditched)\s+(?:the\s+)?"
+        rf"(?P<o>{_FOODS})\b",
+        _cut_out,
+    ),
+    rule(
+        "eats.but_not",  # "I eat fish but not meat"
+        r"(?P<v>eat|eats)\s+(?P<yes>[a-z][a-z ]{1,30}?),?\s+(?:but|just|only)\s+(?:not|never)\s+"
+        r"(?P<o>[a-z][a-z ]{1,30})$",
+        lambda m, c: [] if c.aspect.negated or c.past else [
+            Draft("eats", m["yes"].strip(), 0.7),
+            Draft("eats", m["o"].strip(), 0.75, negated=True),
+        ],
+    ),
+    rule(
+        "eats.drink",  # "I don't drink (anymore)": alcohol, by the idiom
+        r"(?P<v>drink|drinks)\s*(?:$|,|\s+(?:at all|much|these days|alcohol|booze)\s*$)",
+        lambda m, c: [Draft("eats", "alcohol", 0.75, negated=True)]
+        if (c.aspect.negated or c.aspect.ended) and "much" not in m[0]
+        else [],
     ),
     rule("eats", r"(?P<v>eat|eats|drink|drinks|touch|touches)\s+(?P<o>.+)", _eats),
     rule(
@@ -323,13 +491,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "allergy.have",
-        r"(?:have|has)\s+(?:a|an)?\s*(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<o>[a-z-]+(?:\s+[a-z-]+)?)"
+        r"(?:have|has|got)\s+(?:a|an)?\s*(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<o>[a-z-]+(?:\s+[a-z-]+)?)"
         r"\s+(?:allergy|allergies|intolerance)\b",
         _allergy,
     ),
     rule(
         "allergy.to",
-        r"(?:have|has)\s+(?:an?\s+)?(?:allergy|allergies|intolerance|sensitivity)\s+to\s+(?P<o>.+)",
+        r"(?:have|has|got)\s+(?:an?\s+)?(?:allergy|allergies|intolerance|sensitivity)\s+to\s+(?P<o>.+)",
         _allergy,
     ),
     rule(
@@ -345,11 +513,14 @@ RULES: tuple[Rule, ...] = (
     # possessions
     rule(
         "owns.business",
-        r"(?P<v>run|runs|ran|own|owns|owned|started|founded|opened|co-founded|cofounded|launched)\s+(?:a|an|"
+        r"(?P<v>run|runs|ran|own|owns|owned|started|founded|opened|co-founded|cofounded|launched|have|has)\s+(?:a|an|"
         r"my own|our own|my|our|the|his own|her own)\s+(?:own\s+|small\s+|"
         r"little\s+)?(?P<o>(?:[a-z-]+\s+){0,2}?(?:business|company|startup|shop|store|bakery|restaurant|cafe|"
         r"café|bar|salon|studio|agency|firm|practice|clinic|farm|bookstore|boutique|brewery|gym|nonprofit|"
-        r"non-profit|charity|blog|podcast|channel|band|club))(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
+        r"non-profit|charity|blog|podcast|channel|band|club|b&b|B&B|BnB|bnb|guesthouse|guest house|pub|"
+        r"hotel|garage|nursery|takeaway|food truck|stall|market stall|barbershop|consultancy|vineyard|winery|"
+        r"kennels|cattery|dairy farm|sheep farm))(?:\s+(?:in|on|near)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?"
+        r"(?:\s*,?\s+(?:called|named)\s+(?P<name>.+))?",
         _business,
     ),
     rule(
@@ -368,13 +539,13 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "hobby.do",
-        r"(?P<v>do|does|doing|practice|practices|practicing|practise|practises|practising|took up|"
-        r"take up|taking up|started|got into|getting into|picked up)\s+(?P<o>.+)",
+        r"(?P<v>do|does|doing|practice|practices|practicing|practise|practises|practising|took up|taken up|"
+        r"takes up|take up|taking up|started|got into|getting into|picked up)\s+(?P<o>.+)",
         _do_activity,
     ),
     rule(
         "hobby.go",
-        rf"(?P<v>go|goes|went|going)\s+(?P<o>{'|'.join(sorted(GO_ACTIVITIES, key=len, reverse=True))})\b",
+        rf"(?P<v>go|goes|went|going)\s+(?P<o>(?:{_GO_KIND}\s+)?(?:{_GO}))\b",
         _go_activity,
     ),
     rule("hobby.learn", r"(?P<v>learning|learn|learned|learnt|learns)\s+(?P<o>.+)", _learn),

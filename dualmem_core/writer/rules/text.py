@@ -10,20 +10,41 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import NOT_NAMES
+from .clauses import DROPPED
+from .lexicon import NOT_NAMES, job_head
 
 _PARTICIPLES = (
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
     r"written|driven|eaten|flown|come|lost|found|heard|told|said|thought|kept|sent|spent|built|felt|held|"
     r"brought|taught|won|sold|read|run|never|always|just|already|finally|recently|\w+ed)"
 )
+# Participles that after "'s" describe a state ("she's married", "he's obsessed"): "is", not "has".
+_STATES = (
+    r"(?:obsessed|married|engaged|divorced|separated|widowed|retired|based|located|interested|excited|scared|"
+    r"tired|bored|stressed|qualified|employed|unemployed|named|called|pleased|thrilled|worried|convinced|"
+    r"settled|fascinated|hooked|addicted|involved|related|born|raised|obsessed|allergic|self-employed|"
+    r"vaccinated|pregnant|expecting|adopted|spoiled|spoilt|trained|certified|registered|blessed|used)"
+)
 _SUBJECT_PRONOUNS = r"(?:he|she|it|that|there|what|who|where|here|this|everyone|everything|nobody|someone)"
 # After a name or noun, "'s" is "is"/"has" only before these; otherwise it is a possessive.
 _IS_AFTER_NOUN = (
     r"(?:a|an|the|been|got|gotten|from|in|at|on|not|never|always|still|also|really|now|currently|just|"
     r"married|engaged|single|pregnant|retired|moving|living|working|going|getting|studying|doing|starting|"
-    r"dating|learning|taking|planning|allergic|vegan|vegetarian|\d+)\b"
+    r"dating|learning|taking|planning|allergic|vegan|vegetarian|called|named|my|our|retiring|leaving|coming|"
+    r"visiting|having|selling|buying|training|teaching|turning|\d+)\b"
 )
+
+_AFTER_PAST = {
+    "moving": "moved", "starting": "started", "getting": "got", "buying": "bought", "joining": "joined",
+    "leaving": "left", "finishing": "finished", "adopting": "adopted", "turning": "turned", "selling": "sold",
+    "quitting": "quit",
+}  # fmt: skip
+
+
+def _after_perfect(m: re.Match[str]) -> str:
+    have = "have" if m[1].lower() in ("am", "are") else "has"
+    return f"{have} just {_AFTER_PAST[m[2].lower()]}"
+
 
 _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), r)
@@ -45,14 +66,32 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"'d(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", " had"),
         (r"'d\b", " would"),
         (r"\bname's\b", "name is"),
+        (r"^name is\b", "my name is"),  # "Name's Dave": the speaker's own name
+        # "Still at Bumble, still in Manchester.": chat drops the "I am"
+        (
+            r"(?:^|(?<=[.!?] ))still(?: (?:very|really|so|\w+ly)){0,3} (in|at|with) (?=(?:the )?(?-i:[A-Z]))",
+            r"I am still \1 ",
+        ),
+        # "Rafa here, 38, ...": an introduction with an age, said as "I am Rafa"
+        (r"(?:^|(?<=[.!?] ))((?-i:[A-Z][a-z\u00DF-\u00FF]+)) here(?=\s*,\s*\d)", r"I am \1"),
+        (r"(?<=[a-z0-9]) n (?=[a-z])", " and "),  # "im 19 n at uni"
+        (r"\bw/\s*|(?<=[a-z]) w (?=(?:my|our|the|a|his|her|[A-Z])\b)", " with "),
         (r"\blet's\b", "let us"),
-        (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?{_PARTICIPLES}\b)", r"\1 has"),
+        (rf"\b({_SUBJECT_PRONOUNS})'s(?=\s+(?:\w+ly\s+)?(?!{_STATES}\b){_PARTICIPLES}\b)", r"\1 has"),
         (rf"\b({_SUBJECT_PRONOUNS})'s\b", r"\1 is"),
         (r"\bgonna\b", "going to"),
         (r"\bwanna\b", "want to"),
         (r"\bgotta\b", "got to"),
         (r"\bkinda\b", "kind of"),
-        (r"\bcan not (?:stand|bear|stomach|tolerate)\b", "hate"),
+        (r"\bcan not (?:stand|bear|stomach|tolerate|abide|be doing with|be dealing with)\b", "hate"),
+        (r"\bcan not get enough of\b", "love"),
+        # Irish and northern English "me" for "my": "me mam lives in Cork"
+        (r"\bme (?=(?:mam|mum|ma|mom|da|dad|nan|nana|granny|gran|brother|sister|husband|wife|fella|missus|"
+         r"kids|daughter|son|partner|boyfriend|girlfriend|mate|best mate|cousin|auntie|uncle|folks)\b)",
+         "my "),
+        # Irish "I'm after moving": the perfect, just done
+        (r"\b(am|is|are) (?:just )?after (moving|starting|getting|buying|joining|leaving|finishing|adopting|"
+         r"turning|selling|quitting)\b", _after_perfect),
         (r"\bi\b", "I"),
     )
 )
@@ -62,8 +101,9 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
-    ("name's",), ("let's",), ("'s",), ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
-    ("can not",), ("i",),
+    ("name's",), ("name is",), ("still",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",),
+    ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
+    ("can not",), ("can not",), ("me ",), ("after",), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".
@@ -167,27 +207,58 @@ _CONJUNCTION = re.compile(rf"(?:,\s*|\s+)(?P<conj>{_CONJUNCTIONS})\s+", re.IGNOR
 _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone)\b)")
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
-    r",\s+(?=(?:lived|worked|moved|studied|taught|spent|started|got|went|(?:working|living|studying|teaching)"
-    r"\s+(?:as|at|in|for))\b)"
+    r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
+    r"now\s+in(?=\s+[A-Z])|been\s+(?:at|with|in|there)|live|work|grew up|born|raised|joined|relocated|"
+    r"settled|love|loves|hate|hates|like|likes|enjoy|enjoys|prefer|prefers|"
+    r"(?:working|living|studying|teaching|based)"
+    r"\s+(?:as|at|in|for|out of))\b)"
+)
+# ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
+COMPLEMENT_START = re.compile(
+    r"\d{1,2}(?=\s*(?:,|$|\s+(?:and|years?|yo)\b))|"  # "I'm Ana, 34, ...": an age
+    r"(?:now\s+|originally\s+|also\s+|still\s+|just\s+|(?:really|so|very|mad|well|totally|severely|quite)\s+)?"
+    r"(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|self-employed\b|in\s+[A-Z]|"
+    r"an?\s+[a-z]|allergic\s+to\b|into\b|obsessed\s+with\b|fluent\s+in\b|(?:vegetarian|vegan|pescatarian)\b)"
+)
+_COMMA_COMPLEMENT = re.compile(rf",\s+(?={COMPLEMENT_START.pattern})")
+_COMMA_BARE = re.compile(r",\s+(?=[a-z])")
+_BARE_JOB = re.compile(r"(?P<t>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s*(?:,|$|\s+(?:in|at|for|with|from)\s)")
+
+
+def bare_job(text: str) -> bool:
+    """'nurse in Lisbon', 'backend dev at Monzo': an occupation said without "a"."""
+    m = _BARE_JOB.match(text)
+    return bool(m) and job_head(m["t"])
+
+
+_COPULA = re.compile(
+    r"\b(?:[Ii] am|[Ww]e are|[Ii] was|[Ww]e were|"
+    r"(?:[Hh]e|[Ss]he|[Tt]hey|[A-Z][a-z]+|[Mm]y [a-z-]+) (?:is|are|was|were))\b"
 )
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
-_NAME_VERB_START = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
+_CAP = "[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-z\u00DF-\u00FF]+"  # a capitalised word: "Tom", "Bené", "Álvaro"
+_NAME_VERB_START = re.compile(rf"{_CAP}(?:\s+{_CAP})?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
 VERB_START = re.compile(
     r"(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|just|also|recently|currently|now|"
     r"still|live|lives|lived|work|works|worked|love|loves|loved|like|likes|enjoy|enjoys|hate|hates|moved|"
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
-    r"adopted|married|never|no longer|used to|teach|teaches|run|runs)\b"
+    r"adopted|married|never|no longer|used to|teach|teaches|run|runs|switched|quit|stopped|sold|retired|"
+    r"finished|graduated|became)\b"
 )
-_COMPOUND_START = re.compile(r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)\s*,?\s+and\s+I\b")
+ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
+_ONWARD = re.compile(ONWARD)
+_WITH_WHOM = re.compile(rf"\bwith\s+(?:my|our)\s+[a-z]+(?:\s+{_CAP})?$")
+_IS = re.compile(r"\b(?:is|am|are)\b")
+_COMPOUND_START = re.compile(rf"(?:{_CAP}|(?:my|our)\s+[a-z-]+(?:\s+{_CAP})?)\s*,?\s+and\s+I\b")
 _ENDS_WITH_SUBJECT = re.compile(
     r"\b(?:when|after|before|since|because|until|till|while|as|once|then|so|but)\s+"
-    r"(?:[A-Z][a-z]+|(?:my|our)\s+[a-z-]+(?:\s+[A-Z][a-z]+)?)$"
+    rf"(?:{_CAP}|(?:my|our)\s+[a-z-]+(?:\s+{_CAP})?)$"
 )
 # "my wife Elena" / "Tom" standing alone before "and I": a compound subject, not a clause.
 _BARE_SUBJECT = re.compile(
-    r"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+[A-Z][a-z]+)?|"
-    r"[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"
+    rf"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+{_CAP})?|"
+    rf"{_CAP}(?:\s+{_CAP})?)$"
 )
 
 
@@ -203,6 +274,8 @@ class Piece:
 def split_clauses(sentence: str) -> list[Piece]:
     """Independent clauses of one sentence: split at conjunctions and commas that start a new clause."""
     cuts: list[tuple[int, int, str, bool]] = []  # (cut start, next clause start, conjunction, inherits)
+    copula = _COPULA.search(sentence)  # a complement after a comma or "and" shares a copula said before it
+    copula_at = copula.start() if copula else -1
     for m in _CONJUNCTION.finditer(sentence):
         rest = sentence[m.end() :]
         conj = m["conj"].lower()
@@ -210,6 +283,8 @@ def split_clauses(sentence: str) -> list[Piece]:
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
             if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
                 continue  # "My wife Elena and I moved": one compound subject
+            if conj == "and" and _WITH_WHOM.search(left) and re.match(r"(?:my|our|his|her|their)\s", rest):
+                continue  # "I live with my partner and our two cats in Leith": one list of companions
             if conj == "and" and rest.startswith("I ") and _ENDS_WITH_SUBJECT.search(left):
                 continue  # "until 2015 when Elena and I moved": the compound starts after "when"
             if conj == "as" and not re.match(r"(?:I|we|he|she|they)\s", rest):
@@ -219,19 +294,33 @@ def split_clauses(sentence: str) -> list[Piece]:
             ):
                 continue
             cuts.append((m.start(), m.end(), conj, False))
-        elif conj in ("and", "but", "and then", "and also", "and now", "then") and VERB_START.match(rest):
+        elif conj in ("and then", "then") and _ONWARD.match(rest):  # "moved to Boston and then to Providence"
+            cuts.append((m.start(), m.end(), conj, True))
+        elif conj in ("and", "but", "and then", "and also", "and now", "then") and (
+            VERB_START.match(rest) or (0 <= copula_at < m.start() and COMPLEMENT_START.match(rest))
+        ):
             cuts.append((m.start(), m.end(), conj, True))
     for m in _COMMA.finditer(sentence):
         left_start = max((c[1] for c in cuts if c[1] <= m.start()), default=0)
         left = sentence[left_start : m.start()]
-        if len(left.split()) <= 3 and not _PRONOUN_START.search(left):
-            continue  # "Last summer, I went ...": an adverbial, not a clause
+        short = len(left.split()) <= 3 and not _PRONOUN_START.search(left) and not _IS.search(left)
+        if short and not DROPPED.match(left.strip()):
+            continue  # "Last summer, I went ...": an adverbial; "Just moved house, we're ..." is a clause
         if any(c[0] <= m.start() < c[1] for c in cuts):
             continue
         cuts.append((m.start(), m.end(), "", False))
     for m in _COMMA_VERB.finditer(sentence):
         if not any(c[0] <= m.start() < c[1] for c in cuts):
             cuts.append((m.start(), m.end(), "", True))
+    if "," in sentence and copula_at >= 0:
+        for m in _COMMA_COMPLEMENT.finditer(sentence):
+            if copula_at < m.start() and not any(c[0] <= m.start() < c[1] for c in cuts):
+                cuts.append((m.start(), m.end(), "", True))
+        for m in _COMMA_BARE.finditer(sentence):  # "I'm Ana, 34, nurse in Lisbon": a job without its article
+            if copula_at < m.start() and bare_job(sentence[m.end() :]) and not any(
+                c[0] <= m.start() < c[1] for c in cuts
+            ):
+                cuts.append((m.start(), m.end(), "", True))
     cuts.sort()
     pieces: list[Piece] = []
     start, conj, inherits = 0, "", False
@@ -330,6 +419,11 @@ _NON_STATEMENT = re.compile(
     r"suppose|consider)\s)",
     re.IGNORECASE,
 )
+
+
+def starts_question(text: str) -> bool:
+    """'Should I move?', 'What do you think of Cork?': the sentence opens as a question."""
+    return bool(_QUESTION_START.match(text))
 
 
 def is_question(sentence: Sentence) -> bool:

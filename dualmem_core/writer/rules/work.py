@@ -24,6 +24,8 @@ _TITLES = (
 
 def job_drafts(phrase: str, confidence: float, ctx: Context, timing: str = "state") -> list[Draft]:
     """'pharmacist at Walgreens' -> job_title pharmacist + works_at Walgreens."""
+    # "electrician, self-employed": what follows the comma is another complement
+    phrase = re.split(r"\s*,\s*", phrase, maxsplit=1)[0]
     title, org = phrase, None
     split = re.search(r"\s+(?:at|for|with|in|from|on)\s+(?=\S)", phrase)
     if split:
@@ -80,7 +82,10 @@ def _work_as(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     if re.match(r"(?:myself|my own)\b", m["o"]):
-        return [Draft("job_title", "self-employed", 0.8, kind="none")]
+        out = [Draft("job_title", "self-employed", 0.8, kind="none")]
+        if after := _AS_TITLE.search(m["o"]):  # "I work for myself as a photographer"
+            out += job_drafts(after["t"], 0.8, ctx)
+        return out
     out = org_drafts(m["o"], 0.85)
     if out and (after := _AS_TITLE.search(m["o"])):  # "I work at Acme as a nurse"
         out += job_drafts(after["t"], 0.8, ctx)
@@ -88,6 +93,8 @@ def _work_at(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _work_in(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if re.match(r"(?:a|an)\s", m["o"]):  # "I work in a bakery": a workplace, as "at a bakery" is
+        return org_drafts(m["o"], 0.6)
     value = clean(m["o"], "organization")
     if not value or is_place(value):
         return []
@@ -104,11 +111,14 @@ def _job_at(m: re.Match[str], ctx: Context) -> list[Draft]:
     title = m["title"]
     if not title and (after := _AS_TITLE.search(m["o"])):  # "a job at WHOI as a research technician"
         title = after["t"]
+    if not title and (after := _COMMA_TITLE.search(m["o"])) and job_head(after["t"]):
+        title = after["t"]  # "a job at Aerojet in Rancho Cordova, lab safety coordinator"
     if title:
         out += job_drafts(title, 0.8, ctx, timing)
     return out
 
 
+_COMMA_TITLE = re.compile(r",\s*(?:as\s+)?(?:a\s+|an\s+)?(?P<t>[a-z][a-z -]{2,40}?)\s*(?:$|[,.])")
 _AS_TITLE = re.compile(r"\s+as\s+(?:a|an|the|their|our)\s+(?P<t>[a-z][\w -]+)")
 
 
@@ -116,7 +126,10 @@ def _join(m: re.Match[str], ctx: Context) -> list[Draft]:
     value = clean(m["o"], "organization")
     if not value or not value[:1].isupper() or is_place(value):
         return []
-    return org_drafts(value, 0.7, "start")
+    out = org_drafts(value, 0.7, "start")
+    if out and (after := _AS_TITLE.search(m["o"])):  # "joined Atlassian as a senior engineer"
+        out += job_drafts(after["t"], 0.75, ctx, "start")
+    return out
 
 
 def _leave(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -141,8 +154,11 @@ def _fired(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _teach(m: re.Match[str], ctx: Context) -> list[Draft]:
-    out = org_drafts(m["o"], 0.75)
-    if out:
+    out = org_drafts(m["o"], 0.75) if m["o"][:1].isupper() or m["o"].startswith("the ") else []
+    if m["v"].startswith("lectur") and out:  # "I lecture at UCC"
+        said = f"{subject_text(ctx)} is a lecturer"
+        return [*out, Draft("job_title", "lecturer", 0.7, kind="none", text=said)]
+    if out or re.match(r"(?:a|an|the)\s+(?:[a-z]+\s+){0,2}(?:school|college|university|academy)\b", m["o"]):
         out.append(Draft("job_title", "teacher", 0.7, kind="none", text=f"{subject_text(ctx)} is a teacher"))
     return out
 
@@ -156,15 +172,20 @@ _LIKE_NOUNS = {"dog": "dogs", "cat": "cats"}
 
 def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'am a nurse (at X)', 'am an avid runner', 'am a student at X', 'am a cat person'."""
-    phrase = m["o"]
+    phrase = m["o"].replace("stay at home", "stay-at-home")
     lowered = phrase.lower()
+    if team := _TEAM_FAN.match(phrase):  # "a Habs fan", "a Leinster supporter"
+        return [Draft("likes", team["x"], 0.75, kind="thing")]
     if re.match(
-        r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)"
-        r"\b(?!\s+(?:teacher|nurse|engineer|advisor|counselor))",
+        r"(?:[a-z]+\s+)?(?:fan|native|vegetarian|vegan|pescatarian|student|junior|senior|sophomore|freshman)\b",
         lowered,
-    ):
-        if re.match(r"student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
-            return [Draft("job_title", "student", 0.7, kind="none")]
+    ) and not _job_noun(lowered):  # "a junior doctor", "a vegan chef" are jobs
+        if re.match(r"(?:[a-z]+\s+)?student\b", lowered) and not re.search(r"\s(?:at|in|of)\s", lowered):
+            out = [Draft("job_title", "student", 0.7, kind="none")]
+            # "a student studying law"
+            if field := re.search(r"\bstudying\s+(?P<f>[a-z][a-z ]{1,40})$", lowered):
+                out.append(Draft("studies", cut(field["f"]), 0.75, kind="none"))
+            return out
         return []  # handled by the likes, diet and studies rules
     pet = re.match(r"(?:huge\s+|big\s+|total\s+)?(?P<a>dog|cat)\s+(?:person|lover|fan)", lowered)
     if pet:
@@ -180,6 +201,9 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     )
     if fan:  # "a huge Arsenal fan"
         return [Draft("likes", fan["x"], 0.75, kind="thing")]
+    snob = _SNOB.search(lowered)
+    if snob and snob["x"] not in ("total", "big", "huge", "real", "complete", "self-confessed", "bit"):
+        return [Draft("likes", snob["x"], 0.7, kind="thing")]  # "a coffee snob", "a film buff"
     agent = re.match(
         r"(?:avid|keen|amateur|passionate|enthusiastic|casual|weekend|serious|big|huge|hobby)\s+"
         r"(?P<a>[a-z]+)",
@@ -190,22 +214,103 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     major = re.match(r"(?P<f>[a-z][a-z ]{1,30}?)\s+major\b", phrase)
     if major:
         return [Draft("studies", major["f"], 0.75, kind="none")]
+    home = _LIVING_IN.search(phrase)  # "a Kiwi living in London"
+    if home:
+        return items("lives_in", home["o"], "place", 0.75, accept=lambda p: p[:1].isupper())
     where = _WHERE_ELSE.search(phrase)  # "a vet tech down in San Diego": where they are, not the job
     if where:
         phrase = phrase[: where.start()] + phrase[where.end() :]
-    title = re.split(r"\s+(?:at|for|with|in|from|who|that|and|but|,)\s+", phrase, maxsplit=1)[0]
+    title = re.split(r"\s*,\s*|\s+(?:at|for|with|in|on|from|who|that|and|but)\s+", phrase, maxsplit=1)[0]
+    phrase = re.sub(r"\s+(?:there|here|now)$", "", phrase)  # "she's a nurse there"
+    title = re.sub(r"\s+(?:there|here|now)$", "", title)
+    vocative = _VOCATIVE.search(title)  # "a plumber mate": "mate" is said to the listener
+    if vocative:
+        title = phrase = title[: vocative.start()]
+    if re.search(r"\bstudents?$", cut(title)):  # "a third-year medical student at Queen's": not an employer
+        if re.search(r"\s(?:at|in|of)\s", phrase):
+            return []  # the studies_at rule names the school
+        return [Draft("job_title", "student", 0.7, kind="none")]
     if job_head(cut(title)):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
         if where and out:
             out += items("lives_in", where["o"], "place", 0.6, accept=lambda p: p[:1].isupper())
+        origin = _FROM_PLACE.search(phrase)  # "a plasterer from Essex"
+        if origin and out:
+            out += items("from", origin["o"], "place", 0.75, timing="none", accept=lambda p: p[:1].isupper())
         return out
     return []
 
 
+# "a coffee snob", "a bit of a film buff": what someone is fond of
+_SNOB = re.compile(
+    r"(?:^|\s)(?P<x>[a-z]+)\s+(?:snob|nerd|geek|addict|fiend|junkie|fanatic|enthusiast|buff|lover)$"
+)
+_TEAM_FAN = re.compile(
+    r"(?P<x>[A-Z][\w.'&-]*(?:\s+[A-Z][\w.'&-]*){0,2})\s+(?:fan|supporter)"
+    r"(?:$|\s+(?:through and through|for life|since)\b)"
+)
+_LIVING_IN = re.compile(r"^[A-Za-z-]+\s+(?:living|based|settled)\s+in\s+(?P<o>[A-Z].*)")
+_VOCATIVE = re.compile(r"\s+(?:mate|bro|dude|man|lol|haha|tbh|innit|eh)$", re.I)
+_FROM_PLACE = re.compile(r"\s+from\s+(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*)")
 _WHERE_ELSE = re.compile(
     r",?\s+(?:down|up|out|over|back home)\s+in\s+"
     r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
+)
+
+
+def _job_noun(lowered: str) -> bool:
+    title = cut(re.split(r"\s+(?:at|for|with|in|from|of)\s+", lowered, maxsplit=1)[0])
+    return job_head(title) and not re.search(r"\b(?:student|students)$", title)
+
+
+_DEPARTMENTS = (
+    r"sales|marketing|finance|HR|hr|IT|tech|ops|operations|accounts|admin|recruitment|engineering|product|"
+    r"design|research|retail|hospitality|logistics|customer service|support|management|construction|"
+    r"insurance|banking|"
+    r"compliance|procurement|comms|communications|legal|R&D|QA|data|analytics|software|publishing|"
+    r"the (?:kitchen|warehouse|office|lab|labs)"
+)
+_YEARS = re.compile(
+    r"\b(?:\d+|a|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)\s+(?:years?|months?)\b"
+)
+_ORG_ENDS = re.compile(
+    r"(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*){0,3}\s*(?:$|,|\s+(?:now|these days|nowadays|as\s+an?)\b)"
+)
+
+
+def _be_with(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I've been at Google for three years', 'I'm with Telstra' when the message is about work."""
+    lasting = (ctx.aspect.perfect or m["v"] == "been") and (
+        ctx.has_time("duration", "since") or bool(_YEARS.search(m["o"]))
+    )  # "been at Shopify three years"
+    lasting = lasting or (ctx.aspect.still and m["p"] == "at" and ctx.work_talk)  # "still at Bumble"
+    if ctx.aspect.negated or (ctx.aspect.past and not (ctx.aspect.perfect or ctx.aspect.ended)):
+        return []  # "I was at Google for the day"
+    if not lasting:
+        # Without a duration only a message about work, and an object that ends the clause, will do;
+        # "with" also says who one is with, so it needs the job to have ended ("no longer with Vodafone").
+        if not ctx.work_talk or not _ORG_ENDS.match(m["o"]) or (m["p"] == "with" and not ctx.aspect.ended):
+            return []
+    value = clean(m["o"], "organization")
+    if not value or is_place(value) or not value[:1].isupper() or value in ctx.people:
+        return []
+    return org_drafts(value, 0.7)
+
+
+def _promoted(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if ctx.aspect.negated or ctx.aspect.modal:
+        return []
+    said = re.split(r"\s+(?:at|for|with|in|on|from|after)\s+", m["o"], maxsplit=1)[0]
+    title = strip_leading(tidy(cut(said)))
+    if not title or len(title.split()) > 5 or not (job_head(title) or _SENIOR_TITLE.search(title)):
+        return []
+    text = f"{ctx.subject.name} is {article(title)}"
+    return [Draft("job_title", title, 0.8, kind="none", timing="start", text=text)]
+
+
+_SENIOR_TITLE = re.compile(
+    r"\b(?:lead|head|director|partner|chief|principal|captain|chair|vp|senior|manager)\b", re.I
 )
 
 
@@ -252,6 +357,9 @@ def _degree(m: re.Match[str], ctx: Context) -> list[Draft]:
     out: list[Draft] = []
     if m["field"]:
         value = clean(m["field"], "thing")
+        if value and value[:1].isupper() and (is_place(value.split(",")[0]) or is_school(value)):
+            # "a masters in Glasgow": where, not what
+            return out + (items("studies_at", value, "organization", 0.75) if is_school(value) else [])
         if value:
             out.append(Draft("studies", value, 0.8, kind="none"))
     if m["o"]:
@@ -268,7 +376,7 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at",
-        rf"{_V_WORK}\s+{_WORK_HOW}(?:at|for)\s+(?P<o>.+)",
+        rf"{_V_WORK}\s+{_WORK_HOW}(?:in\s+(?![A-Z][a-z])(?:[A-Za-z&-]+\s+){{1,2}}?)?(?:at|for)\s+(?P<o>.+)",
         _work_at,
     ),
     rule("works_at.in", rf"{_V_WORK}\s+in\s+(?P<o>.+)", _work_in),
@@ -279,15 +387,29 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "works_at.hired",
-        r"(?P<v>got|get|was|were|been)\s+(?:hired|recruited|headhunted|promoted)\s+(?:at|by|to|with)\s+"
+        r"(?P<v>got|get|was|were|been)\s+(?:hired|recruited|headhunted|promoted)\s+(?:at|by|with)\s+"
         r"(?P<o>.+)",
         lambda m, c: org_drafts(m["o"], 0.8, "start"),
     ),
     rule(
+        "job.promoted",  # "I got promoted to senior engineer", "I've been made engineering manager"
+        r"(?P<v>got|get|was|were|been|am|is)\s+(?:promoted\s+to|made(?:\s+up)?(?:\s+to)?|appointed(?:\s+as)?)\s+"
+        r"(?:a\s+|an\s+|the\s+)?(?P<o>.+)",
+        lambda m, c: _promoted(m, c),
+    ),
+    rule(
+        "job.role_as",  # "I started a new role as head of product"
+        r"(?P<v>started|start|starting|got|landed|took|accepted|began)\s+(?:a|the|my|this)\s+(?:new\s+)?"
+        r"(?:job|role|position|post)\s+as\s+(?:a\s+|an\s+|the\s+)?(?P<o>[a-z][\w -]+?)"
+        r"(?:\s+(?:at|with|for)\s+(?P<org>.+))?$",
+        lambda m, c: job_drafts(m["o"] + (f" at {m['org']}" if m["org"] else ""), 0.8, c, "start"),
+    ),
+    rule(
         "works_at.job",
-        r"(?P<v>got|get|getting|landed|land|accepted|accept|took|take|started|start|starting|found|have|has|"
+        r"(?P<v>got|get|getting|landed|land|accepted|accept|took|take|started|start|starting|found|have|has|doing|"
         r"began|begin|secured|scored)\s+(?:a|an|the|my|this|that)\s+(?:(?:new|dream|first|full-time|"
-        r"part-time|summer|great|good|big)\s+)*(?:job|position|role|internship|gig|post|contract|placement)"
+        r"part-time|summer|great|good|big)\s+)*(?:job|position|role|internship|gig|post|contract|placement|"
+        r"apprenticeship|traineeship)"
         r"(?:\s+as\s+(?:a\s+|an\s+)?(?P<title>.+?))?\s+(?:at|with|for|in)\s+(?P<o>.+)",
         _job_at,
     ),
@@ -297,7 +419,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:a|my)\s+new\s+job\s+|a\s+job\s+|an\s+internship\s+)?(?:at|for|with)\s+(?P<o>.+)",
         lambda m, c: org_drafts(m["o"], 0.8, "start"),
     ),
-    rule("works_at.join", r"(?P<v>joined|join|joining|joins)\s+(?P<o>[A-Z].+)", _join),
+    rule("works_at.join", r"(?P<v>joined|join|joining|joins)\s+(?P<o>(?:the\s+)?[A-Z].+)", _join),
     rule(
         "works_at.left",
         r"(?P<v>quit|left|leave|leaving|quitting|resigned|resign|resigning|retired|retire|retiring)\s+"
@@ -310,13 +432,21 @@ RULES: tuple[Rule, ...] = (
         _fired,
     ),
     rule(
+        "works_at.drive_for",  # "I drive for Uber", "I deliver for Deliveroo"
+        r"(?P<v>drive|drives|deliver|delivers|ride|rides|cycle|cycles)\s+for\s+(?P<o>[A-Z].+)",
+        lambda m, c: []
+        if c.aspect.negated or c.past
+        else org_drafts(m["o"], 0.75)
+        + [Draft("job_title", "driver" if m["v"].startswith("dri") else "courier", 0.65, kind="none")],
+    ),
+    rule(
         "works_at.intern",
         r"(?P<v>intern|interns|interned|interning)\s+(?:at|for|with)\s+(?P<o>.+)",
         lambda m, c: org_drafts(m["o"], 0.8) + [Draft("job_title", "intern", 0.75, kind="none")],
     ),
     rule(
         "works_at.teach",
-        r"(?P<v>teach|teaches|taught|teaching)\s+(?:[a-zA-Z ]+?\s+)?(?:at|in)\s+(?P<o>[A-Z].+)",
+        r"(?P<v>teach|teaches|taught|teaching|lecture|lectures|lectured|lecturing)\s+(?:(?!(?:at|in)\b)[a-zA-Z]+\s+){0,3}?(?:at|in)\s+(?P<o>.+)",
         _teach,
     ),
     rule(
@@ -325,15 +455,50 @@ RULES: tuple[Rule, ...] = (
         _title_of,
     ),
     rule(
+        "job.head_of",  # "I'm head of marketing at Greggs"
+        rf"{BE}\s+(?:the\s+)?(?P<title>(?:head|director|vp|VP|manager|lead)\s+of\s+[A-Za-z][A-Za-z &]+?)\s+"
+        r"(?:at|for|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
+        _title_of,
+    ),
+    rule(
         "job.copula",
         r"(?P<v>am|is|are|was|were|been|be|become|became|becoming)\s+(?:a|an)\s+(?P<o>.+)",
         _copula_a,
     ),
     rule(
+        "job.both",  # "we're both teachers"
+        rf"{BE}\s+(?:both\s+|all\s+)?(?P<o>[a-z]+s)\s*$",
+        lambda m, c: [Draft("job_title", m["o"][:-1], 0.7, kind="none")] if job_head(m["o"][:-1]) else [],
+    ),
+    rule(
+        "job.freelancing",  # "I'm freelancing now": the progressive peeled the copula off
+        r"(?P<o>freelancing|contracting|job hunting|job-hunting|job searching)\b(?!\s+(?:for|at|with)\b)",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.aspect.progressive
+        else [Draft("job_title", "freelancing" if m["o"] == "freelancing" else m["o"], 0.7, kind="none")],
+    ),
+    rule(
         "job.state",
         rf"{BE}\s+(?P<o>retired|unemployed|self-employed|between jobs|out of work|freelancing|"
-        r"a stay-at-home (?:mom|dad|parent)|on (?:maternity|paternity|parental) leave)\b",
-        lambda m, c: [Draft("job_title", re.sub(r"^a\s+", "", m["o"]), 0.8, kind="none")],
+        r"a stay-at-home (?:mom|dad|parent)|on (?:maternity|paternity|parental) leave)\b"
+        r"(?:\s+(?:from|at)\s+(?P<org>(?:the\s+)?[A-Z].+))?",
+        lambda m, c: [Draft("job_title", re.sub(r"^a\s+", "", m["o"]), 0.8, kind="none")]
+        + (org_drafts(m["org"], 0.75) if m["org"] and "leave" in m["o"] else []),  # on leave from Deloitte
+    ),
+    rule(
+        "works_at.contracting",  # "I'm contracting for Shell", "freelancing for the BBC"
+        r"(?P<o>contracting|freelancing|consulting)\s+(?:for|at|with)\s+(?P<org>(?:the\s+)?[A-Z].+)",
+        lambda m, c: []
+        if c.aspect.negated or c.past or not c.aspect.progressive
+        else org_drafts(m["org"], 0.75),
+    ),
+    rule(
+        "job.teach",  # "I teach year 6", "I teach English to adults"
+        r"(?P<v>teach|teaches)"
+        r"(?:\s+(?!(?:my|our|his|her|their|him|them|me|myself|people|kids how|you)\b)\S.*)?$",
+        lambda m, c: []
+        if c.aspect.negated or c.past or c.aspect.past or c.aspect.progressive or c.aspect.modal
+        else [Draft("job_title", "teacher", 0.65, kind="none", text=f"{subject_text(c)} is a teacher")],
     ),
     # study
     rule(
@@ -348,6 +513,22 @@ RULES: tuple[Rule, ...] = (
         r"grad student|graduate student|phd student|phd candidate|undergrad|undergraduate|postgrad|alum|"
         r"alumnus|alumna)\s+(?:at|of|in)\s+(?P<o>.+)",
         simple("studies_at", "organization", 0.85),
+    ),
+    rule(
+        "studies_at.year",
+        rf"{BE}\s+in\s+(?:my|his|her|their)\s+(?:first|second|third|fourth|final|last|1st|2nd|3rd|4th)\s+year\s+"
+        r"(?:at|of)\s+(?P<o>[A-Z].+)",
+        simple("studies_at", "organization", 0.8),
+    ),
+    rule(
+        "works_at.department",  # "I'm in sales at Dell": a department names the job, the rest the employer
+        rf"{BE}\s+in\s+(?:{_DEPARTMENTS})\s+(?:at|for|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
+        lambda m, c: [] if c.aspect.negated else org_drafts(m["o"], 0.75),
+    ),
+    rule(
+        "works_at.be_with",
+        r"(?P<v>am|is|are|was|were|been)\s+(?P<p>at|with)\s+(?P<o>(?:the\s+)?[A-Z].+)",
+        lambda m, c: _be_with(m, c),
     ),
     rule(
         "studies_at.attend",
