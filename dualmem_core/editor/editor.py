@@ -21,6 +21,7 @@ from ..errors import ConflictError, InvalidInput, NotFound
 from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
+from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
 from ..store.snapshot import write_snapshot
 from ..store.validate import check_id, check_user_id
 from ..timeutil import utcnow
@@ -87,11 +88,15 @@ class Editor:
         config: EditorConfig | None = None,
         *,
         snapshot_dir: str | Path | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ):
         self.store = store
         self.llm = llm
         self.config = config or EditorConfig()
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
+        # How long the user's store lease lasts unless renewed (every third of it while a run
+        # lasts): how long a run on a machine that died blocks the user's next run.
+        self.lease_seconds = lease_seconds
 
     # -- edit -------------------------------------------------------------------------------
 
@@ -104,7 +109,7 @@ class Editor:
         ``on_stage(name)`` is called as each stage starts, for progress displays.
         """
         check_user_id(user_id)
-        with self._exclusive(user_id):
+        with self._exclusive(user_id) as lease:
             started_at = utcnow()
             run_id = new_run_id()
             view = GraphView(self.store.export_graph(user_id))
@@ -120,7 +125,7 @@ class Editor:
                     duration_s=_seconds_since(started_at),
                     stages=results,
                 )
-            return self._publish(view, results, run_id, started_at, snapshot)
+            return self._publish(view, results, run_id, started_at, snapshot, lease)
 
     def publish(
         self,
@@ -136,8 +141,8 @@ class Editor:
         For stages run elsewhere (Dagster's assets): ``started_at`` is when the run's snapshot
         was taken, so the recorded duration covers the whole run.
         """
-        with self._exclusive(view.user_id):
-            return self._publish(view, results, run_id, started_at, snapshot)
+        with self._exclusive(view.user_id) as lease:
+            return self._publish(view, results, run_id, started_at, snapshot, lease)
 
     def _publish(
         self,
@@ -146,6 +151,7 @@ class Editor:
         run_id: str,
         started_at: datetime | None,
         snapshot: str | None,
+        lease: HeldLease,
     ) -> EditorRun:
         changes = combine(view, results, run_id)
         if len(changes.operations) > self.config.max_operations:
@@ -177,6 +183,7 @@ class Editor:
             }
             if started_at is not None:
                 changes.meta["duration_s"] = _seconds_since(started_at)
+            lease.confirm()  # still ours: no other run took over while this one stalled
             receipt = self.store.apply_changes(changes, on_conflict="skip")
             run.operations, run.applied_at = receipt.applied, receipt.applied_at
             run.skipped = [{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped]
@@ -271,24 +278,40 @@ class Editor:
 
 
 class _UserLock:
-    """One Editor run per user at a time in this process; a second one refuses at once.
+    """One Editor run per user at a time: refused at once in this process, and through the
+    user's lease in the store (store/lease.py) for runs in other processes or on other hosts.
 
     Keyed by the store's URL, not the store object: two stores opened on one database (two
     frontends in one process, say) must not edit the same user at once either.
     """
 
     def __init__(self, editor: Editor, user_id: str):
+        self.editor = editor
         self.key = (editor.store.url, user_id)
+        self.lease: HeldLease | None = None
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> HeldLease:
         with Editor._busy_lock:
             if self.key in Editor._busy:
                 raise ConflictError(
                     f"an Editor run for user {self.key[1]!r} is already in progress; wait for it to finish"
                 )
             Editor._busy.add(self.key)
+        try:
+            self.lease = HeldLease(self.editor.store, self.key[1], self.editor.lease_seconds)
+        except BaseException:
+            self._unmark()
+            raise
+        return self.lease
 
     def __exit__(self, *exc: object) -> None:
+        try:
+            if self.lease is not None:
+                self.lease.release()
+        finally:
+            self._unmark()
+
+    def _unmark(self) -> None:
         with Editor._busy_lock:
             Editor._busy.discard(self.key)
 

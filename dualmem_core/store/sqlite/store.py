@@ -20,6 +20,7 @@ from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
 from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
+from ..lease import Lease
 from ..models import (
     Edge,
     EdgeType,
@@ -43,6 +44,7 @@ from ..planning import (
     check_batch_refs,
     plan_changes,
 )
+from . import lease as leases
 from . import rows as R
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import Tokenizer, UserText, best, varints
@@ -78,8 +80,9 @@ _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.em
 class SQLiteStore(Store):
     """One local file; safe to share between threads (each thread gets its own connection)."""
 
-    def __init__(self, path: str | Path, dimension: int | None = None):
+    def __init__(self, path: str | Path, dimension: int | None = None, *, busy_timeout: float = 30.0):
         self.path = Path(path).expanduser()
+        self.busy_timeout = busy_timeout  # seconds a write waits for another's write lock
         self.url = f"sqlite:///{self.path}"
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -107,7 +110,7 @@ class SQLiteStore(Store):
         if conn is None:
             try:
                 conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                       timeout=30.0)
+                                       timeout=self.busy_timeout)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
@@ -128,7 +131,9 @@ class SQLiteStore(Store):
         try:
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
-            raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable: {exc}") from None
+            raise StoreUnavailable(
+                f"SQLite store {self.path} is busy or unreadable ({exc}): another process held its "
+                f"write lock for over {self.busy_timeout:g} s; nothing was written, retry later") from None
         try:
             yield conn
         except BaseException as exc:
@@ -401,6 +406,7 @@ class SQLiteStore(Store):
     def _delete_rows(conn: sqlite3.Connection, user_id: str) -> dict[str, int]:
         counts = {}
         conn.execute("DELETE FROM entity_keys WHERE user_id = ?", (user_id,))
+        leases.clear(conn, user_id)
         for table in ("edges", "versions", "memories", "entities", "episodes", "runs"):
             counts[table] = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
         return counts
@@ -720,6 +726,14 @@ class SQLiteStore(Store):
         conn = self._conn()
         return {t: conn.execute(f"SELECT count(*) FROM {t} WHERE user_id = ?", (user_id,)).fetchone()[0]
                 for t in ("episodes", "memories", "versions", "entities", "edges", "runs")}
+
+    def _acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease:
+        with self._tx() as conn:
+            return leases.acquire(conn, self.url, user_id, owner, seconds)
+
+    def _release_lease(self, user_id: str, owner: str) -> None:
+        with self._tx() as conn:
+            leases.release(conn, user_id, owner)
 
     def list_users(self) -> list[str]:
         rows = self._conn().execute(
