@@ -48,6 +48,7 @@ class EditorRun:
     llm_tokens: int = 0
     llm_by_stage: dict[str, dict[str, int]] = field(default_factory=dict)
     llm_failures: int = 0
+    llm_failure_kinds: dict[str, int] = field(default_factory=dict)  # timeout, error, bad_reply, ...
     duration_s: float = 0.0
     applied_at: datetime | None = None  # None: nothing to publish
     snapshot: str | None = None
@@ -68,6 +69,7 @@ class EditorRun:
             llm_tokens=m.get("llm_tokens", 0),
             llm_by_stage=m.get("llm_by_stage", {}),
             llm_failures=m.get("llm_failures", 0),
+            llm_failure_kinds=m.get("llm_failure_kinds", {}),
             duration_s=m.get("duration_s", 0.0),
             applied_at=record.applied_at,
             snapshot=m.get("snapshot"),
@@ -114,7 +116,9 @@ class Editor:
             run_id = new_run_id()
             view = GraphView(self.store.export_graph(user_id))
             snapshot = None if dry_run else self._save_snapshot(view, run_id)
-            results = run_all(view, self.config, Judge(self.llm), on_stage)
+            judge = Judge(self.llm)
+            results = run_all(view, self.config, judge, on_stage)
+            failure_kinds = dict(judge.failure_kinds)
             if dry_run:
                 return EditorRun(
                     run_id,
@@ -122,10 +126,12 @@ class Editor:
                     counts={r.stage: r.counts() for r in results},
                     llm_calls=sum(r.llm_calls for r in results),
                     llm_tokens=sum(r.llm_tokens for r in results),
+                    llm_failures=sum(r.llm_failures for r in results),
+                    llm_failure_kinds=failure_kinds,
                     duration_s=_seconds_since(started_at),
                     stages=results,
                 )
-            return self._publish(view, results, run_id, started_at, snapshot, lease)
+            return self._publish(view, results, run_id, started_at, snapshot, lease, failure_kinds)
 
     def publish(
         self,
@@ -152,6 +158,7 @@ class Editor:
         started_at: datetime | None,
         snapshot: str | None,
         lease: HeldLease,
+        failure_kinds: dict[str, int] | None = None,  # by kind, when the stages ran here
     ) -> EditorRun:
         changes = combine(view, results, run_id)
         if len(changes.operations) > self.config.max_operations:
@@ -167,6 +174,7 @@ class Editor:
             llm_tokens=sum(r.llm_tokens for r in results),
             llm_by_stage={r.stage: {"calls": r.llm_calls, "tokens": r.llm_tokens} for r in results},
             llm_failures=sum(r.llm_failures for r in results),
+            llm_failure_kinds=failure_kinds or {},
             snapshot=snapshot,
             stages=results,
         )
@@ -178,6 +186,7 @@ class Editor:
                 "llm_tokens": run.llm_tokens,
                 "llm_by_stage": run.llm_by_stage,
                 "llm_failures": run.llm_failures,
+                "llm_failure_kinds": run.llm_failure_kinds,
                 "snapshot": snapshot,
                 "touched": _touched(results),
             }

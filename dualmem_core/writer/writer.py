@@ -110,7 +110,7 @@ class Writer:
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
         result, batch = RememberResult(), WriteBatch()
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
-        for message, facts in zip(messages, self._extract(messages), strict=True):
+        for message, facts in zip(messages, self._extract(messages, result), strict=True):
             episode = Episode(
                 id=_new_id("ep"),
                 user_id=user_id,
@@ -140,14 +140,25 @@ class Writer:
         self.store.write(batch)
         return result
 
-    def _extract(self, messages: list[InputMessage]) -> list[list[Fact]]:
-        """Facts per message; an extractor that reads a batch (the LLM one) gets one call."""
+    def _extract(self, messages: list[InputMessage], result: RememberResult) -> list[list[Fact]]:
+        """Facts per message; an extractor that reads a batch (the LLM one) gets one call, and
+        says in ``result.extractor`` whether it answered or fell back to the rules, and why."""
         mined = [i for i, m in enumerate(messages) if m.role in self.config.extract_roles]
         inputs = [
             Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
         ]
+        reporting = getattr(self.extractor, "extract_batch", None)
         batch_extract = getattr(self.extractor, "extract_many", None)
-        found = batch_extract(inputs) if batch_extract else [self.extractor.extract(m) for m in inputs]
+        if reporting is not None:
+            extraction = reporting(inputs)
+            found = extraction.facts
+            if inputs:
+                fallback = extraction.fallback
+                result.extractor = "llm" if fallback is None else f"rules (LLM {fallback})"
+        elif batch_extract is not None:
+            found = batch_extract(inputs)
+        else:
+            found = [self.extractor.extract(m) for m in inputs]
         facts: list[list[Fact]] = [[] for _ in messages]
         for index, extracted in zip(mined, found, strict=True):
             facts[index] = extracted
