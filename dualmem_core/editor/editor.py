@@ -22,7 +22,7 @@ from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
 from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
-from ..store.snapshot import write_snapshot
+from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
 from ..timeutil import utcnow
 from .config import EditorConfig
@@ -95,6 +95,8 @@ class Editor:
         self.store = store
         self.llm = llm
         self.config = config or EditorConfig()
+        # Snapshots go where forget() finds them to scrub: DUALMEM_SNAPSHOT_DIR unless given.
+        snapshot_dir = snapshot_dir if snapshot_dir is not None else configured_snapshot_dir()
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
         # How long the user's store lease lasts unless renewed (every third of it while a run
         # lasts): how long a run on a machine that died blocks the user's next run.

@@ -48,3 +48,26 @@ def select_forgotten(episodes: set[str], memories: set[str],
 def redact_journal(journal: list[dict], deleted: set[str]) -> list[dict]:
     """A run journal without the entries about deleted records (ids are personal data too)."""
     return [entry for entry in journal if entry.get("id") not in deleted]
+
+
+def redact_run(journal: list[dict], skipped: list[dict], meta: dict,
+               deleted: set[str]) -> tuple[list[dict], list[dict], dict]:
+    """A run record without a trace of deleted records: journal entries about them, their ids in
+    the names of decision groups (renamed, so the rest of a group still undoes whole), skipped
+    operations naming them, and their ids among the memories the run touched."""
+    def rename(group: object) -> object:
+        if not isinstance(group, str):
+            return group
+        return ":".join("forgotten" if part in deleted else part for part in group.split(":"))
+
+    def names(entry: dict) -> bool:
+        return entry.get("id") in deleted or any(i in str(entry.get("reason", "")) for i in deleted)
+
+    kept_journal = [{**e, "group": rename(e["group"])} if "group" in e else e
+                    for e in redact_journal(journal, deleted)]
+    kept_skipped = [{**e, "group": rename(e["group"])} if "group" in e else e
+                    for e in skipped if not names(e)]
+    kept_meta = dict(meta)
+    if "touched" in kept_meta:
+        kept_meta["touched"] = [i for i in kept_meta["touched"] if i not in deleted]
+    return kept_journal, kept_skipped, kept_meta

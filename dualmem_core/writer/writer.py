@@ -31,6 +31,7 @@ from ..store import (
     WriteBatch,
 )
 from ..store.forgetting import ForgetReceipt
+from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
@@ -371,7 +372,8 @@ class Writer:
         """Delete for real: by the caller's source ids, one memory, or (``everything``) the user.
 
         The store deletes the records and their index entries; the provider caches behind the
-        embedder and the LLM drop every entry derived from the forgotten texts.
+        embedder and the LLM drop every entry derived from the forgotten texts; the user's graph
+        snapshots under ``DUALMEM_SNAPSHOT_DIR`` lose the forgotten records (store/snapshot.py).
         """
         check_user_id(user_id)
         if not everything and source_ids is None and memory_id is None:
@@ -387,6 +389,8 @@ class Writer:
         for cache in dict.fromkeys(caches):
             for text in texts:
                 cache.delete_matching(text)
+        deleted = receipt.deleted_ids if isinstance(receipt, ForgetReceipt) else set()
+        scrub_snapshots(snapshot_dirs(), user_id, deleted, everything=everything)
         return receipt
 
     def _texts_to_forget(self, user_id: str, source_ids: Sequence[str] | None, memory_id: str | None,

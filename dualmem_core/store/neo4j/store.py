@@ -31,7 +31,7 @@ from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, S
 from ...timeutil import FAR_FUTURE, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
+from ..forgetting import ForgetReceipt, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     EDGE_ENDPOINTS,
@@ -396,11 +396,13 @@ class Neo4jStore(Store):
                                ("Episode", receipt.episode_ids)):
                 tx.run(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.user_id = $user DETACH DELETE n",
                        ids=ids, user=user_id).consume()
-            for r in tx.run("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN r.key AS key, "
-                            "r.journal AS journal", user=user_id).data():
-                journal = redact_journal(json.loads(r["journal"]), receipt.deleted_ids)
-                tx.run("MATCH (r:EditorRun {key: $key}) SET r.journal = $journal", key=r["key"],
-                       journal=json.dumps(journal)).consume()
+            for r in tx.run("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN r.key AS key, r.journal "
+                            "AS journal, r.skipped AS skipped, r.meta AS meta", user=user_id).data():
+                journal, skipped, meta = redact_run(json.loads(r["journal"]), json.loads(r["skipped"]),
+                                                    json.loads(r["meta"] or "{}"), receipt.deleted_ids)
+                tx.run("MATCH (r:EditorRun {key: $key}) SET r.journal = $journal, r.skipped = $skipped, "
+                       "r.meta = $meta", key=r["key"], journal=json.dumps(journal),
+                       skipped=json.dumps(skipped), meta=json.dumps(meta)).consume()
             return receipt
 
         return self._run(work)

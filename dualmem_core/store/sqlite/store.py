@@ -19,7 +19,7 @@ from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailabl
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
+from ..forgetting import ForgetReceipt, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     Edge,
@@ -382,11 +382,11 @@ class SQLiteStore(Store):
             for table in ("memories", "entities", "episodes"):
                 conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND id IN "
                              "(SELECT value FROM json_each(?))", (user_id, gone))
-            for run_id, journal in conn.execute("SELECT run_id, journal FROM runs WHERE user_id = ?",
-                                                (user_id,)).fetchall():
-                kept_entries = redact_journal(json.loads(journal), receipt.deleted_ids)
-                conn.execute("UPDATE runs SET journal = ? WHERE user_id = ? AND run_id = ?",
-                             (json.dumps(kept_entries), user_id, run_id))
+            for run_id, *record in conn.execute("SELECT run_id, journal, skipped, meta FROM runs "
+                                                "WHERE user_id = ?", (user_id,)).fetchall():
+                kept = redact_run(*(json.loads(f) for f in record), receipt.deleted_ids)
+                conn.execute("UPDATE runs SET journal = ?, skipped = ?, meta = ? WHERE user_id = ? "
+                             "AND run_id = ?", (*(json.dumps(f) for f in kept), user_id, run_id))
             # FTS5 only marks deleted rows until its segments merge; merge now so the
             # forgotten words leave the index, then checkpoint so the WAL drops old pages.
             conn.execute("INSERT INTO versions_fts (versions_fts) VALUES ('optimize')")
