@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -89,23 +90,28 @@ class HeldLease:
         self.store, self.user_id, self.seconds = store, user_id, seconds
         self.owner = new_owner()
         self.lease = store.acquire_lease(user_id, self.owner, seconds)
+        self.renewed_at = time.monotonic()
+        self._lock = threading.Lock()  # a renewal never runs after (or during) release
+        self._released = False
         _LIVE.add(self.owner)
-        self._stop = threading.Event()
-        self._renewer = threading.Thread(target=self._renew, name=f"dualmem-lease-{user_id}",
-                                         daemon=True)
-        self._renewer.start()
+        _RENEWER.add(self)
 
     def confirm(self) -> Lease:
         """Renew now, raising ``ConflictError`` if another run took the lease over (this
         process stalled past its expiry): called right before publishing."""
-        self.lease = self.store.acquire_lease(self.user_id, self.owner, self.seconds)
-        return self.lease
+        with self._lock:
+            if self._released:
+                raise ConflictError(f"the Editor lease of user {self.user_id!r} was already released")
+            self.lease = self.store.acquire_lease(self.user_id, self.owner, self.seconds)
+            self.renewed_at = time.monotonic()
+            return self.lease
 
     def release(self) -> None:
         """Give the lease back. Best effort: if the store is unreachable now, the lease simply
         expires, and failing here would hide the run's own outcome or error."""
-        self._stop.set()
-        self._renewer.join()
+        _RENEWER.discard(self)
+        with self._lock:
+            self._released = True
         _LIVE.discard(self.owner)
         try:
             self.store.release_lease(self.user_id, self.owner)
@@ -113,13 +119,51 @@ class HeldLease:
             log.warning("could not release the Editor lease of user %r (%s); it expires at %s",
                         self.user_id, exc, self.lease.expires_at.isoformat())
 
-    def _renew(self) -> None:
-        # A failed renewal is not fatal here: confirm() before publishing reports it.
-        while not self._stop.wait(self.seconds / 3):
-            try:
-                self.confirm()
-            except Exception:  # noqa: BLE001 - confirm() before publishing raises it again
-                return
+
+class _Renewer:
+    """One background thread renews every lease of this process a third of the way through.
+
+    One thread, not one per run: on SQLite each thread that touches the store opens its own
+    connection, kept until the store closes.
+    """
+
+    TICK = 0.1  # seconds between looks at the held leases
+
+    def __init__(self) -> None:
+        self._held: set[HeldLease] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+
+    def add(self, handle: HeldLease) -> None:
+        with self._lock:
+            self._held.add(handle)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="dualmem-lease-renewer",
+                                                daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def discard(self, handle: HeldLease) -> None:
+        with self._lock:
+            self._held.discard(handle)
+
+    def _loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._held:
+                    self._wake.wait()
+                due = [h for h in self._held if time.monotonic() - h.renewed_at >= h.seconds / 3]
+            for handle in due:
+                try:
+                    handle.confirm()
+                except Exception as exc:  # noqa: BLE001 - confirm() before publishing raises it again
+                    log.warning("could not renew the Editor lease of user %r: %s", handle.user_id, exc)
+                    self.discard(handle)
+            time.sleep(self.TICK)
+
+
+_RENEWER = _Renewer()
 
 
 @contextmanager
