@@ -1,5 +1,5 @@
-"""The store going away mid-call: a Neo4j server killed while the Writer's transaction is open
-and an Editor run is under way (on a Neo4j of this test's own, restarted on the same data), and
+"""The store going away mid-call: a Neo4j server killed while an Editor's publish and a Writer's
+transaction are both open (on a Neo4j of this test's own, restarted on the same data), and
 a SQLite file whose write lock another process holds past the busy timeout.
 """
 
@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 
@@ -58,36 +59,50 @@ def test_neo4j_killed_mid_transaction_gives_a_clear_error_nothing_half_written_a
         writer = Writer(store)
         late = {"role": "user", "content": "I adopted a cat named Miso.", "source_id": "late",
                 "at": T0 + timedelta(days=400)}
-        original_insert = store._checked_insert
-        caught: dict[str, BaseException] = {}
+        original_insert, original_plan = store._checked_insert, store._apply_plan
+        writer_in_tx, killed = threading.Event(), threading.Event()
+        caught: dict[str, object] = {}
 
-        def insert_then_die(tx, user_id, batch, now):  # every row sent, nothing committed yet
+        def insert_and_hold(tx, user_id, batch, now):  # the Writer's rows sent, its commit held back
             original_insert(tx, user_id, batch, now)
-            if not caught:
-                caught["killed"] = RuntimeError("the server was killed here")
-                crash(own_neo4j)
+            writer_in_tx.set()
+            killed.wait(60)
 
-        def during_the_run(stage: str) -> None:  # between the Editor's snapshot and its publish
-            if stage == "dedupe" and "writer" not in caught:
-                store._checked_insert = insert_then_die
-                started = time.monotonic()
-                try:
-                    writer.remember([late], user_id=user)
-                except StoreUnavailable as exc:
-                    caught["writer"], caught["writer_s"] = exc, time.monotonic() - started
-                finally:
-                    del store._checked_insert
+        def remember_late() -> None:
+            started = time.monotonic()
+            try:
+                writer.remember([late], user_id=user)
+            except StoreUnavailable as exc:
+                caught["writer"], caught["writer_s"] = exc, time.monotonic() - started
 
+        def publish_then_die(tx, ops, state, now):  # the Editor's operations sent, not committed
+            original_plan(tx, ops, state, now)
+            if killed.is_set():
+                return
+            caught["editor_ops"] = len(ops)
+            caught["thread"] = thread = threading.Thread(target=remember_late)
+            thread.start()
+            # The Writer may also wait on a lock the Editor's transaction holds: either way it is
+            # inside its call when the server dies.
+            caught["writer_reached_its_rows"] = writer_in_tx.wait(15)
+            crash(own_neo4j)
+            killed.set()
+
+        store._checked_insert, store._apply_plan = insert_and_hold, publish_then_die
         caplog.set_level(logging.WARNING, logger="neo4j")
-        with pytest.raises(StoreUnavailable) as editor_error:
-            Editor(store, lease_seconds=3).run(user, on_stage=during_the_run)
+        try:
+            with pytest.raises(StoreUnavailable) as editor_error:
+                Editor(store, lease_seconds=3).run(user)
+            caught["thread"].join(120)
+        finally:
+            del store._checked_insert, store._apply_plan
 
-        assert "killed" in caught, "the Writer never reached its transaction"
+        assert caught["editor_ops"] > 0 and "writer" in caught, caught
         for error in (caught["writer"], editor_error.value):
             assert own_neo4j.uri in str(error) and "nothing was written" in str(error)
         # Transient errors are retried with backoff (logged by the driver) for the budget.
         retried = [r for r in caplog.records if "will be retried" in r.getMessage()]
-        assert retried, "the driver should have retried the lost transaction"
+        assert retried, "the driver should have retried the lost transactions"
         assert caught["writer_s"] >= RETRY_SECONDS
 
         with pytest.raises(StoreUnavailable, match=own_neo4j.uri):  # still down: a new call too

@@ -100,3 +100,44 @@ def test_servers_bind_loopback_unless_told_otherwise():
     servers.register(commands, argparse.ArgumentParser(add_help=False))
     for argv in (["mcp", "--http"], ["serve"]):
         assert parser.parse_args(argv).host == "127.0.0.1", argv
+
+
+def test_the_api_key_stays_out_of_the_pipelines_runs_metadata_and_storage(tmp_path, monkeypatch, user):
+    """The Editor job as deployed (resources from the environment through ``EnvVar``), with the
+    LLM judge on: no event, metadata entry, run config or file of the Dagster instance has the key."""
+    from dagster import DagsterInstance, instance_for_test
+
+    from dualmem_pipeline.definitions import build_definitions
+
+    server = FlakyModel([VERDICTS], accept_key=KEY)
+    url = f"sqlite:///{tmp_path / 'store' / 'memory.db'}"
+    store = open_store(url, dimension=384)
+    try:
+        Writer(store).remember([{"role": "user", "content": t, "source_id": f"m{i}",
+                                 "at": T0 + timedelta(days=i)} for i, t in enumerate(GREY)], user_id=user)
+    finally:
+        store.close()
+    for name, value in {"DUALMEM_STORE": url, "DUALMEM_LLM_MODEL": "hand-written-model",
+                        "DUALMEM_LLM_BASE_URL": server.base_url, "DUALMEM_LLM_API_KEY": KEY,
+                        "DUALMEM_LLM_MAX_RETRIES": "0", "DUALMEM_CACHE": str(tmp_path / "cache.db"),
+                        "DUALMEM_SNAPSHOT_DIR": str(tmp_path / "snapshots")}.items():
+        monkeypatch.setenv(name, value)
+    try:
+        (tmp_path / "dagster").mkdir()
+        with instance_for_test(temp_dir=str(tmp_path / "dagster")) as instance:
+            instance: DagsterInstance
+            instance.add_dynamic_partitions("users", [user])
+            job = build_definitions().resolve_job_def("editor_job")
+            result = job.execute_in_process(partition_key=user, instance=instance)
+            assert result.success
+            records = instance.all_logs(result.run_id)
+            run = instance.get_run_by_id(result.run_id)
+            texts = [repr(r) for r in records] + [repr(run.run_config), repr(run.tags)]
+            assert any("materialization" in t.lower() for t in texts)
+            assert not [t for t in texts if KEY in t], "the API key is in a Dagster event or the run"
+    finally:
+        server.close()
+    assert server.auth_headers and all(h == f"Bearer {KEY}" for h in server.auth_headers)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any("dagster" in p.parts for p in files)
+    assert not [str(p) for p in files if KEY.encode() in p.read_bytes()], "the API key is in a file"
