@@ -5,6 +5,8 @@ it does not bring it back. Verified by scanning every file for the forgotten tex
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -44,13 +46,17 @@ def found_in(path: Path, needles: list[str]) -> list[str]:
 
 
 def test_forget_scrubs_the_store_caches_and_every_snapshot_and_rollback_does_not_restore_it(
-    tmp_path, monkeypatch, user
+    tmp_path, monkeypatch, user, backend, request
 ):
+    """On SQLite every file of the store is scanned too; on Neo4j (whose files are the server's)
+    what the store answers: the user's export and every run record, journal to metadata."""
     snapshots, store_dir = tmp_path / "snapshots", tmp_path / "store"
     monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(snapshots))
     snapshots.mkdir()
     model = FlakyModel([REPLY, {"facts": []}])
-    store = open_store(f"sqlite:///{store_dir / 'memory.db'}", dimension=384)
+    sqlite = backend == "sqlite"
+    url = f"sqlite:///{store_dir / 'memory.db'}" if sqlite else request.getfixturevalue("neo4j_uri")
+    store = open_store(url, dimension=384)
     cache = ProviderCache(tmp_path / "cache" / "providers.db")
     try:
         writer = Writer(store, embedder=CachedEmbedder(HashingEmbedder(384), cache),
@@ -82,12 +88,15 @@ def test_forget_scrubs_the_store_caches_and_every_snapshot_and_rollback_does_not
         texts = [e.text for e in graph.episodes] + [v.text for v in graph.versions]
         assert not [t for t in texts if SECRET in t]
         assert {e.source_id for e in graph.episodes} == {f"k{i}" for i in range(len(KEPT))}
+        records = json.dumps([dataclasses.asdict(r) for r in store.list_runs(user)], default=str)
+        assert len(store.list_runs(user)) == 2 and not [n for n in needles if n in records]
     finally:
         store.close()
         cache.close()
         model.close()
+    scanned = every_file(snapshots, tmp_path / "cache") + (every_file(store_dir) if sqlite else [])
     leftovers = {str(p.relative_to(tmp_path)): hits
-                 for p in every_file(store_dir, snapshots, tmp_path / "cache")
+                 for p in scanned
                  if (hits := found_in(p, needles))}
     assert not leftovers, f"forgotten text or ids still on disk: {leftovers}"
     # What was not forgotten is still in the snapshots.
