@@ -131,9 +131,10 @@ class SQLiteStore(Store):
         try:
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
-            raise StoreUnavailable(
-                f"SQLite store {self.path} is busy or unreadable ({exc}): another process held its "
-                f"write lock for over {self.busy_timeout:g} s; nothing was written, retry later") from None
+            why = (f"another process held its write lock for over {self.busy_timeout:g} s"
+                   if "locked" in str(exc) or "busy" in str(exc) else "the file cannot be read")
+            raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable ({exc}): {why}; "
+                                   "nothing was written, retry later") from None
         try:
             yield conn
         except BaseException as exc:
