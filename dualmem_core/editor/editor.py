@@ -4,6 +4,8 @@ Stages decide; only ``publish`` writes, in one transaction per user tagged with 
 The store's guards skip (and report) any operation whose target the Writer changed after the
 snapshot, so the Editor never clobbers newer writes. Publishing a run twice applies it once.
 ``rollback`` turns a run's journal into its exact inverse and applies that as a run of its own.
+One run per user at a time: in this process by a lock, across processes by the user's lease in
+the store (store/lease.py), which a killed run's successor takes over.
 """
 
 from __future__ import annotations
