@@ -15,6 +15,7 @@ from test_reliability_llm import FlakyModel
 
 from dualmem_core import Editor, Writer, open_store
 from dualmem_core.editor import EditorConfig
+from dualmem_core.editor.invariants import check_graph
 from dualmem_core.providers.cache import ProviderCache
 from dualmem_core.providers.embedding import CachedEmbedder, HashingEmbedder
 from dualmem_core.providers.llm import CachedLLM, OpenAILLM
@@ -121,3 +122,43 @@ def test_forgetting_a_user_deletes_their_snapshot_folders(tmp_path, monkeypatch,
         assert store.counts(user)["episodes"] == 0
     finally:
         store.close()
+
+
+def test_a_forget_while_an_editor_run_is_deciding_is_not_undone_by_its_publish_or_rollback(
+    store, backend, tmp_path, monkeypatch, user
+):
+    """The Editor snapshots the user, the user forgets a message while the stages run, then the
+    run publishes (operations on forgotten records are skipped by the store's guards) and is
+    rolled back: the forgotten message comes back through neither, nor stays in the snapshot."""
+    snapshots = tmp_path / "snapshots"
+    monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(snapshots))
+    snapshots.mkdir()
+    writer = Writer(store)
+    messages = [FORGOTTEN, f"{SECRET} is also my wifi password.", *KEPT, "I moved to Lisbon last week."]
+    writer.remember([{"role": "user", "content": t, "source_id": "secret" if SECRET in t else f"k{i}",
+                      "at": T0 + timedelta(days=i)} for i, t in enumerate(messages)], user_id=user)
+    receipts = []
+
+    def forget_meanwhile(stage: str) -> None:
+        if stage == "supersede":  # the snapshot is taken and saved; dedupe has decided
+            receipts.append(writer.forget(user_id=user, source_ids=["secret"]))
+
+    editor = Editor(store)
+    run = editor.run(user, on_stage=forget_meanwhile)
+    assert receipts and receipts[0].memory_ids
+    forgotten = [SECRET, *sorted(receipts[0].deleted_ids)]
+    assert run.applied_at is not None and run.skipped, "some decisions were about forgotten memories"
+
+    def leaks() -> list[str]:
+        graph = store.export_graph(user)
+        shown = json.dumps([dataclasses.asdict(r) for t in ("episodes", "memories", "versions", "entities",
+                                                             "edges") for r in getattr(graph, t)]
+                           + [dataclasses.asdict(r) for r in store.list_runs(user)], default=str)
+        on_disk = [str(p) for p in every_file(snapshots) if found_in(p, forgotten)]
+        return [n for n in forgotten if n in shown] + on_disk
+
+    assert not leaks(), "the publish brought forgotten data back"
+    editor.rollback(run.run_id, user_id=user)
+    assert not leaks(), "the rollback brought forgotten data back"
+    violations = {k: v for k, v in check_graph(store.export_graph(user)).items() if v}
+    assert not violations, violations

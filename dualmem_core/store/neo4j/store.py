@@ -31,7 +31,7 @@ from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, S
 from ...timeutil import FAR_FUTURE, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_run, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     EDGE_ENDPOINTS,
@@ -294,14 +294,16 @@ class Neo4jStore(Store):
             if done is not None:
                 receipt.already_applied, receipt.applied_at = True, R.native(done["at"])
                 return receipt
-            state = self._read_state(tx, change_refs(changes), lock=True)
+            refs = change_refs(changes)
+            state = self._read_state(tx, refs, lock=True)
             plan = plan_changes(changes, state, now, on_conflict)
             self._apply_plan(tx, plan.operations, state, now)
+            journal, skipped, meta = redact_run(plan.journal, [asdict(s) for s in plan.skipped],
+                                                changes.meta, absent_ids(refs, state, plan.journal))
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
                 "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
-                "journal": json.dumps(plan.journal),
-                "skipped": json.dumps([asdict(s) for s in plan.skipped]),
-                "meta": json.dumps(changes.meta)}).consume()
+                "journal": json.dumps(journal), "skipped": json.dumps(skipped),
+                "meta": json.dumps(meta)}).consume()
             receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
             return receipt
 

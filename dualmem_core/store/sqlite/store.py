@@ -19,7 +19,7 @@ from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailabl
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_run, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     Edge,
@@ -291,13 +291,15 @@ class SQLiteStore(Store):
             if done is not None:
                 receipt.already_applied, receipt.applied_at = True, from_micros(done[0])
                 return receipt
-            state = self._read_state(conn, change_refs(changes))
+            refs = change_refs(changes)
+            state = self._read_state(conn, refs)
             plan = plan_changes(changes, state, now, on_conflict)
             for op in plan.operations:
                 self._apply_op(conn, op, to_micros(now))
+            record = redact_run(plan.journal, [asdict(s) for s in plan.skipped], changes.meta,
+                                absent_ids(refs, state, plan.journal))
             conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", (
-                changes.user_id, changes.run_id, to_micros(now), json.dumps(plan.journal),
-                json.dumps([asdict(s) for s in plan.skipped]), json.dumps(changes.meta)))
+                changes.user_id, changes.run_id, to_micros(now), *(json.dumps(r) for r in record)))
             self._bump(conn, changes.user_id)
         self._drop_cache(changes.user_id)
         receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
