@@ -4,6 +4,8 @@ Stages decide; only ``publish`` writes, in one transaction per user tagged with 
 The store's guards skip (and report) any operation whose target the Writer changed after the
 snapshot, so the Editor never clobbers newer writes. Publishing a run twice applies it once.
 ``rollback`` turns a run's journal into its exact inverse and applies that as a run of its own.
+One run per user at a time: in this process by a lock, across processes by the user's lease in
+the store (store/lease.py), which a killed run's successor takes over.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from ..errors import ConflictError, InvalidInput, NotFound
 from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
-from ..store.snapshot import write_snapshot
+from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
+from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
 from ..timeutil import utcnow
 from .config import EditorConfig
@@ -47,6 +50,7 @@ class EditorRun:
     llm_tokens: int = 0
     llm_by_stage: dict[str, dict[str, int]] = field(default_factory=dict)
     llm_failures: int = 0
+    llm_failure_kinds: dict[str, int] = field(default_factory=dict)  # timeout, error, bad_reply, ...
     duration_s: float = 0.0
     applied_at: datetime | None = None  # None: nothing to publish
     snapshot: str | None = None
@@ -67,6 +71,7 @@ class EditorRun:
             llm_tokens=m.get("llm_tokens", 0),
             llm_by_stage=m.get("llm_by_stage", {}),
             llm_failures=m.get("llm_failures", 0),
+            llm_failure_kinds=m.get("llm_failure_kinds", {}),
             duration_s=m.get("duration_s", 0.0),
             applied_at=record.applied_at,
             snapshot=m.get("snapshot"),
@@ -87,11 +92,17 @@ class Editor:
         config: EditorConfig | None = None,
         *,
         snapshot_dir: str | Path | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ):
         self.store = store
         self.llm = llm
         self.config = config or EditorConfig()
+        # Snapshots go where forget() finds them to scrub: DUALMEM_SNAPSHOT_DIR unless given.
+        snapshot_dir = snapshot_dir if snapshot_dir is not None else configured_snapshot_dir()
         self.snapshot_dir = Path(snapshot_dir) if snapshot_dir is not None else None
+        # How long the user's store lease lasts unless renewed (every third of it while a run
+        # lasts): how long a run on a machine that died blocks the user's next run.
+        self.lease_seconds = lease_seconds
 
     # -- edit -------------------------------------------------------------------------------
 
@@ -104,12 +115,14 @@ class Editor:
         ``on_stage(name)`` is called as each stage starts, for progress displays.
         """
         check_user_id(user_id)
-        with self._exclusive(user_id):
+        with self._exclusive(user_id) as lease:
             started_at = utcnow()
             run_id = new_run_id()
             view = GraphView(self.store.export_graph(user_id))
             snapshot = None if dry_run else self._save_snapshot(view, run_id)
-            results = run_all(view, self.config, Judge(self.llm), on_stage)
+            judge = Judge(self.llm)
+            results = run_all(view, self.config, judge, on_stage)
+            failure_kinds = dict(judge.failure_kinds)
             if dry_run:
                 return EditorRun(
                     run_id,
@@ -117,10 +130,12 @@ class Editor:
                     counts={r.stage: r.counts() for r in results},
                     llm_calls=sum(r.llm_calls for r in results),
                     llm_tokens=sum(r.llm_tokens for r in results),
+                    llm_failures=sum(r.llm_failures for r in results),
+                    llm_failure_kinds=failure_kinds,
                     duration_s=_seconds_since(started_at),
                     stages=results,
                 )
-            return self._publish(view, results, run_id, started_at, snapshot)
+            return self._publish(view, results, run_id, started_at, snapshot, lease, failure_kinds)
 
     def publish(
         self,
@@ -136,8 +151,8 @@ class Editor:
         For stages run elsewhere (Dagster's assets): ``started_at`` is when the run's snapshot
         was taken, so the recorded duration covers the whole run.
         """
-        with self._exclusive(view.user_id):
-            return self._publish(view, results, run_id, started_at, snapshot)
+        with self._exclusive(view.user_id) as lease:
+            return self._publish(view, results, run_id, started_at, snapshot, lease)
 
     def _publish(
         self,
@@ -146,6 +161,8 @@ class Editor:
         run_id: str,
         started_at: datetime | None,
         snapshot: str | None,
+        lease: HeldLease,
+        failure_kinds: dict[str, int] | None = None,  # by kind, when the stages ran here
     ) -> EditorRun:
         changes = combine(view, results, run_id)
         if len(changes.operations) > self.config.max_operations:
@@ -161,6 +178,7 @@ class Editor:
             llm_tokens=sum(r.llm_tokens for r in results),
             llm_by_stage={r.stage: {"calls": r.llm_calls, "tokens": r.llm_tokens} for r in results},
             llm_failures=sum(r.llm_failures for r in results),
+            llm_failure_kinds=failure_kinds or {},
             snapshot=snapshot,
             stages=results,
         )
@@ -172,11 +190,13 @@ class Editor:
                 "llm_tokens": run.llm_tokens,
                 "llm_by_stage": run.llm_by_stage,
                 "llm_failures": run.llm_failures,
+                "llm_failure_kinds": run.llm_failure_kinds,
                 "snapshot": snapshot,
                 "touched": _touched(results),
             }
             if started_at is not None:
                 changes.meta["duration_s"] = _seconds_since(started_at)
+            lease.confirm()  # still ours: no other run took over while this one stalled
             receipt = self.store.apply_changes(changes, on_conflict="skip")
             run.operations, run.applied_at = receipt.applied, receipt.applied_at
             run.skipped = [{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped]
@@ -271,24 +291,40 @@ class Editor:
 
 
 class _UserLock:
-    """One Editor run per user at a time in this process; a second one refuses at once.
+    """One Editor run per user at a time: refused at once in this process, and through the
+    user's lease in the store (store/lease.py) for runs in other processes or on other hosts.
 
     Keyed by the store's URL, not the store object: two stores opened on one database (two
     frontends in one process, say) must not edit the same user at once either.
     """
 
     def __init__(self, editor: Editor, user_id: str):
+        self.editor = editor
         self.key = (editor.store.url, user_id)
+        self.lease: HeldLease | None = None
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> HeldLease:
         with Editor._busy_lock:
             if self.key in Editor._busy:
                 raise ConflictError(
                     f"an Editor run for user {self.key[1]!r} is already in progress; wait for it to finish"
                 )
             Editor._busy.add(self.key)
+        try:
+            self.lease = HeldLease(self.editor.store, self.key[1], self.editor.lease_seconds)
+        except BaseException:
+            self._unmark()
+            raise
+        return self.lease
 
     def __exit__(self, *exc: object) -> None:
+        try:
+            if self.lease is not None:
+                self.lease.release()
+        finally:
+            self._unmark()
+
+    def _unmark(self) -> None:
         with Editor._busy_lock:
             Editor._busy.discard(self.key)
 

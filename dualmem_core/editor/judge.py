@@ -9,11 +9,12 @@ never merges on a guess, and the failure is counted in the run's report.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import CacheMiss, DualmemError
 from ..prompts import editor_judge as prompt
-from ..providers.llm import LLM, Usage
+from ..providers.llm import LLM, Usage, failure_kind
 
 log = logging.getLogger(__name__)
 BATCH = 40  # pairs per call: small enough for any model's context, large enough to be cheap
@@ -24,6 +25,7 @@ class Judge:
     llm: LLM | None
     usage: dict[str, Usage] = field(default_factory=dict)  # per stage
     failures: int = 0
+    failure_kinds: Counter[str] = field(default_factory=Counter)  # providers.llm.failure_kind
 
     def same(self, stage: str, kind: str, pairs: list[tuple[str, str]]) -> list[bool | None]:
         """For each (A, B) described in words: True/False from the model, None without one."""
@@ -49,8 +51,11 @@ class Judge:
         except CacheMiss:
             raise
         except DualmemError as exc:
-            log.warning("Editor %s: the LLM failed (%s); %d pairs stay apart", stage, exc, len(pairs))
+            kind = failure_kind(exc)
+            log.warning("Editor %s: the LLM failed (%s: %s); %d pairs stay apart", stage, kind, exc,
+                        len(pairs))
             self.failures += 1
+            self.failure_kinds[kind] += 1
             return [False] * len(pairs)
         self.usage[stage] = self.usage.get(stage, Usage()) + reply.usage
         answers = {
@@ -66,4 +71,5 @@ class Judge:
                 len(pairs),
             )
             self.failures += 1
+            self.failure_kinds["bad_reply"] += 1
         return [answers.get(i, False) for i in range(len(pairs))]

@@ -33,6 +33,27 @@ from .embedding import _mask, _short, _where, make_openai_client, openai_error
 
 log = logging.getLogger(__name__)
 
+# ------------------------------------------------------------------------- failures
+
+FAILURE_KINDS = ("timeout", "unreachable", "error", "bad_reply")
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What went wrong with a model call, for counting: ``timeout`` (no answer in time, after the
+    client's retries), ``unreachable`` (no connection), ``error`` (an HTTP error status), or
+    ``bad_reply`` (an answer that is not usable JSON of the asked shape)."""
+    import openai
+
+    cause = exc.__cause__
+    if isinstance(cause, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(cause, openai.APIConnectionError):
+        return "unreachable"
+    if isinstance(cause, openai.APIStatusError | openai.OpenAIError):
+        return "error"
+    return "bad_reply"
+
+
 # ------------------------------------------------------------------------- usage
 
 

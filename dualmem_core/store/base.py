@@ -20,6 +20,7 @@ from ..errors import InvalidInput, TenantViolation
 from ..timeutil import require_aware, utcnow
 from . import changes as ch
 from .forgetting import ForgetReceipt
+from .lease import Lease, check_ttl
 from .models import (
     EDGE_ENDPOINTS,
     Edge,
@@ -228,6 +229,19 @@ class Store(ABC):
         """How many records of each kind one user has (all versions and edges included)."""
         return self._counts(check_user_id(user_id))
 
+    # -- Editor leases (lease.py: one Editor run per user, across processes) ---------------
+
+    def acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease:
+        """Take or renew the user's Editor lease for ``seconds``; ``ConflictError`` if another
+        live holder has it. ``delete_user`` clears it."""
+        check_text(owner, "owner")
+        check_ttl(seconds)
+        return self._acquire_lease(check_user_id(user_id), owner, seconds)
+
+    def release_lease(self, user_id: str, owner: str) -> None:
+        """Give the lease back if ``owner`` still holds it."""
+        self._release_lease(check_user_id(user_id), owner)
+
     @abstractmethod
     def list_users(self) -> list[str]:
         """Every user with at least one record, sorted."""
@@ -294,6 +308,10 @@ class Store(ABC):
     def _list_runs(self, user_id: str) -> list[ch.RunRecord]: ...
     @abstractmethod
     def _counts(self, user_id: str) -> dict[str, int]: ...
+    @abstractmethod
+    def _acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease: ...
+    @abstractmethod
+    def _release_lease(self, user_id: str, owner: str) -> None: ...
 
 
 # Function words match nearly every memory: they add nothing to BM25's ranking but make the

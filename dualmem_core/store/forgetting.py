@@ -7,7 +7,8 @@ episode that stays loses only the forgotten provenance.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 # (edge type, side, ids) -> (src, dst) pairs of that type whose ``side`` end is in ids,
@@ -48,3 +49,31 @@ def select_forgotten(episodes: set[str], memories: set[str],
 def redact_journal(journal: list[dict], deleted: set[str]) -> list[dict]:
     """A run journal without the entries about deleted records (ids are personal data too)."""
     return [entry for entry in journal if entry.get("id") not in deleted]
+
+
+def redact_run(journal: list[dict], skipped: list[dict], meta: dict,
+               deleted: set[str]) -> tuple[list[dict], list[dict], dict]:
+    """A run record without a trace of deleted records: journal entries about them, and their
+    ids in decision group names, skip reasons and the memories the run touched (replaced by
+    ``forgotten``, so the rest of a group still undoes whole and every skip is still counted)."""
+    def scrub(text: object) -> object:
+        if not isinstance(text, str):
+            return text
+        return re.sub(r"[\w-]+", lambda m: "forgotten" if m.group() in deleted else m.group(), text)
+
+    def scrub_entry(entry: dict) -> dict:
+        return {k: scrub(v) if k in ("group", "reason") else v for k, v in entry.items()}
+
+    kept_meta = dict(meta)
+    if "touched" in kept_meta:
+        kept_meta["touched"] = [i for i in kept_meta["touched"] if i not in deleted]
+    return ([scrub_entry(e) for e in redact_journal(journal, deleted)],
+            [scrub_entry(e) for e in skipped], kept_meta)
+
+
+def absent_ids(refs: set[tuple[str, str]], stored: Container[tuple[str, str]],
+               journal: list[dict]) -> set[str]:
+    """Ids a change set names that neither exist nor are created by it: records forgotten since
+    the run's snapshot (or never written). Its run record must not name them."""
+    created = {entry.get("id") for entry in journal}
+    return {rid for kind, rid in refs if (kind, rid) not in stored and rid not in created}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InvalidInput
@@ -98,3 +101,78 @@ def read_snapshot(folder: str | Path) -> UserGraph:
     tables = {t: pq.read_table(folder / f"{t}.parquet") for t in TABLES}
     user_id = tables["episodes"].schema.metadata[b"dualmem.user_id"].decode()
     return tables_to_graph(user_id, tables)
+
+
+# -- forgetting --------------------------------------------------------------------------------
+
+ENV_SNAPSHOT_DIR = "DUALMEM_SNAPSHOT_DIR"
+
+
+def configured_snapshot_dir() -> Path | None:
+    """``DUALMEM_SNAPSHOT_DIR``: where the pipeline and the Editor write snapshots, and so where
+    forget scrubs them."""
+    configured = os.environ.get(ENV_SNAPSHOT_DIR, "").strip()
+    return Path(configured) if configured else None
+
+
+def snapshot_dirs(*extra: str | Path | None) -> list[Path]:
+    """Where snapshots of users live: ``DUALMEM_SNAPSHOT_DIR`` (the Dagster pipeline writes there
+    when it is set) and any folders given (an Editor's ``snapshot_dir``), existing ones only."""
+    configured = os.environ.get(ENV_SNAPSHOT_DIR, "").strip()
+    found = [Path(p) for p in (configured, *extra) if p]
+    return [p for p in dict.fromkeys(p.resolve() for p in found) if p.is_dir()]
+
+
+def user_snapshot_folders(root: Path, user_id: str) -> list[Path]:
+    """Every snapshot folder of one user under ``root`` (the pipeline's ``user/run`` layout
+    with '/' in user ids made '_', and the Editor's own)."""
+    folders = []
+    for name in dict.fromkeys((user_id, user_id.replace("/", "_"))):
+        base = root / name
+        if base.is_dir():
+            folders += [f for f in sorted(base.iterdir()) if (f / "episodes.parquet").exists()]
+    return folders
+
+
+def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
+                    everything: bool = False) -> int:
+    """Take forgotten records out of every snapshot of the user under ``roots``: rows with a
+    deleted id, versions of deleted memories, edges touching deleted records. With
+    ``everything`` the user's snapshot folders go entirely. Returns how many files changed.
+
+    Each file is rewritten to a temporary name and renamed over the old one, so a crash leaves
+    either the old file or the new one; the old bytes are not kept anywhere by this code.
+    """
+    changed = 0
+    for root in roots:
+        for folder in user_snapshot_folders(root, user_id):
+            if everything:
+                changed += sum(1 for _ in folder.glob("*.parquet"))
+                shutil.rmtree(folder)
+                continue
+            for table in TABLES:
+                changed += _scrub_file(folder / f"{table}.parquet", table, deleted_ids)
+        if everything:
+            for name in dict.fromkeys((user_id, user_id.replace("/", "_"))):
+                if (root / name).is_dir() and not any((root / name).iterdir()):
+                    (root / name).rmdir()
+    return changed
+
+
+def _scrub_file(path: Path, table: str, deleted: set[str]) -> int:
+    if not path.exists() or not deleted:
+        return 0
+    data = pq.read_table(path)
+    gone = pa.array(sorted(deleted), pa.string())
+    columns = {"versions": ("id", "memory_id"), "edges": ("id", "src_id", "dst_id")}.get(table, ("id",))
+    hit = None
+    for column in columns:
+        mask = pc.is_in(data[column], value_set=gone)
+        hit = mask if hit is None else pc.or_(hit, mask)
+    if hit is None or not pc.any(hit).as_py():
+        return 0
+    kept = data.filter(pc.invert(hit))
+    temporary = path.with_suffix(".parquet.tmp")
+    pq.write_table(kept.replace_schema_metadata(data.schema.metadata), temporary)
+    os.replace(temporary, path)
+    return 1

@@ -8,12 +8,14 @@ logged and counted, and the episodes are stored either way.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..errors import CacheMiss, DualmemError
 from ..prompts import extract_facts as prompt
-from ..providers.llm import LLM, Usage
+from ..providers.llm import LLM, Usage, failure_kind
 from . import predicates
 from .facts import Extractor, Fact, Message
 
@@ -27,6 +29,15 @@ class ExtractionStats:
     fallbacks: int = 0
     usage: Usage = field(default_factory=Usage)
     last_error: str = ""
+    fallbacks_by_kind: Counter[str] = field(default_factory=Counter)  # see providers.llm.failure_kind
+
+
+@dataclass(slots=True)
+class Extraction:
+    """One call's facts per message, and why it fell back to the rules (None: it did not)."""
+
+    facts: list[list[Fact]]
+    fallback: str | None = None  # a failure kind: timeout, unreachable, error, bad_reply
 
 
 class LLMExtractor:
@@ -36,32 +47,43 @@ class LLMExtractor:
         self.llm = llm
         self.fallback = fallback
         self.stats = ExtractionStats()
+        self._stats_lock = threading.Lock()  # one Writer serves many threads
 
     def extract(self, message: Message) -> list[Fact]:
         return self.extract_many([message])[0]
 
     def extract_many(self, messages: list[Message]) -> list[list[Fact]]:
+        return self.extract_batch(messages).facts
+
+    def extract_batch(self, messages: list[Message]) -> Extraction:
+        """Facts per message from one model call, or from the rules if that call failed."""
         if not messages:
-            return []
+            return Extraction([])
         numbered = [(i, m.at.isoformat(), m.speaker, m.text) for i, m in enumerate(messages)]
         chat = [
             {"role": "system", "content": prompt.SYSTEM},
             {"role": "user", "content": prompt.user_prompt(numbered, _PREDICATE_NAMES)},
         ]
-        self.stats.calls += 1
+        with self._stats_lock:
+            self.stats.calls += 1
         try:
             reply = self.llm.complete_json(
                 chat, prompt.SCHEMA, name="facts", sources=[m.text for m in messages]
             )
-            self.stats.usage += reply.usage
-            return _facts_from(reply.parsed, messages)
+            with self._stats_lock:
+                self.stats.usage += reply.usage
+            return Extraction(_facts_from(reply.parsed, messages))
         except CacheMiss:
             raise  # replay mode: a missing recording is the caller's error, not a fallback case
         except (DualmemError, ValueError, KeyError, TypeError) as exc:
-            self.stats.fallbacks += 1
-            self.stats.last_error = f"{type(exc).__name__}: {exc}"
-            log.warning("LLM extraction failed (%s); using the rule extractor", self.stats.last_error)
-            return [self.fallback.extract(m) for m in messages]
+            kind = failure_kind(exc)
+            with self._stats_lock:
+                self.stats.fallbacks += 1
+                self.stats.fallbacks_by_kind[kind] += 1
+                self.stats.last_error = f"{type(exc).__name__}: {exc}"
+            log.warning("LLM extraction failed (%s: %s: %s); using the rule extractor", kind,
+                        type(exc).__name__, exc)
+            return Extraction([self.fallback.extract(m) for m in messages], fallback=kind)
 
 
 def _facts_from(parsed: dict, messages: list[Message]) -> list[list[Fact]]:

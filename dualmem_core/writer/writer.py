@@ -32,6 +32,7 @@ from ..store import (
 )
 from ..store.base import query_terms
 from ..store.forgetting import ForgetReceipt
+from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
@@ -117,7 +118,7 @@ class Writer:
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
         result, batch = RememberResult(), WriteBatch()
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
-        for message, facts in zip(messages, self._extract(messages), strict=True):
+        for message, facts in zip(messages, self._extract(messages, result), strict=True):
             episode = Episode(
                 id=_new_id("ep"),
                 user_id=user_id,
@@ -147,14 +148,25 @@ class Writer:
         self.store.write(batch)
         return result
 
-    def _extract(self, messages: list[InputMessage]) -> list[list[Fact]]:
-        """Facts per message; an extractor that reads a batch (the LLM one) gets one call."""
+    def _extract(self, messages: list[InputMessage], result: RememberResult) -> list[list[Fact]]:
+        """Facts per message; an extractor that reads a batch (the LLM one) gets one call, and
+        says in ``result.extractor`` whether it answered or fell back to the rules, and why."""
         mined = [i for i, m in enumerate(messages) if m.role in self.config.extract_roles]
         inputs = [
             Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
         ]
+        reporting = getattr(self.extractor, "extract_batch", None)
         batch_extract = getattr(self.extractor, "extract_many", None)
-        found = batch_extract(inputs) if batch_extract else [self.extractor.extract(m) for m in inputs]
+        if reporting is not None:
+            extraction = reporting(inputs)
+            found = extraction.facts
+            if inputs:
+                fallback = extraction.fallback
+                result.extractor = "llm" if fallback is None else f"rules (LLM {fallback})"
+        elif batch_extract is not None:
+            found = batch_extract(inputs)
+        else:
+            found = [self.extractor.extract(m) for m in inputs]
         facts: list[list[Fact]] = [[] for _ in messages]
         for index, extracted in zip(mined, found, strict=True):
             facts[index] = extracted
@@ -376,7 +388,8 @@ class Writer:
         """Delete for real: by the caller's source ids, one memory, or (``everything``) the user.
 
         The store deletes the records and their index entries; the provider caches behind the
-        embedder and the LLM drop every entry derived from the forgotten texts.
+        embedder and the LLM drop every entry derived from the forgotten texts; the user's graph
+        snapshots under ``DUALMEM_SNAPSHOT_DIR`` lose the forgotten records (store/snapshot.py).
         """
         check_user_id(user_id)
         if not everything and source_ids is None and memory_id is None:
@@ -392,6 +405,8 @@ class Writer:
         for cache in dict.fromkeys(caches):
             for text in texts:
                 cache.delete_matching(text)
+        deleted = receipt.deleted_ids if isinstance(receipt, ForgetReceipt) else set()
+        scrub_snapshots(snapshot_dirs(), user_id, deleted, everything=everything)
         return receipt
 
     def _texts_to_forget(self, user_id: str, source_ids: Sequence[str] | None, memory_id: str | None,

@@ -19,6 +19,7 @@ def schema_statements(dimension: int) -> list[str]:
     statements += [
         "CREATE CONSTRAINT editor_run_key IF NOT EXISTS FOR (n:EditorRun) REQUIRE n.key IS UNIQUE",
         "CREATE CONSTRAINT dualmem_meta_key IF NOT EXISTS FOR (n:DualmemMeta) REQUIRE n.key IS UNIQUE",
+        "CREATE CONSTRAINT editor_lease_user IF NOT EXISTS FOR (n:EditorLease) REQUIRE n.user_id IS UNIQUE",
         "CREATE INDEX episode_user_source IF NOT EXISTS FOR (n:Episode) ON (n.user_id, n.source_id)",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
         "CREATE INDEX episode_user IF NOT EXISTS FOR (n:Episode) ON (n.user_id)",

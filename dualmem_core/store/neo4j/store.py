@@ -31,7 +31,8 @@ from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, S
 from ...timeutil import FAR_FUTURE, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
+from ..lease import Lease
 from ..models import (
     EDGE_ENDPOINTS,
     Edge,
@@ -55,6 +56,7 @@ from ..planning import (
     check_batch_refs,
     plan_changes,
 )
+from . import lease as leases
 from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
 
@@ -75,8 +77,13 @@ _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entit
 class Neo4jStore(Store):
     def __init__(self, url: str, *, dimension: int | None = None, user: str | None = None,
                  password: str | None = None, database: str | None = None,
-                 connection_timeout: float = 5.0):
+                 connection_timeout: float = 5.0, retry_seconds: float | None = None):
         self.url = url
+        # How long a transaction that hit a transient error (a leader switch, a deadlock, the
+        # server gone) is retried, with the driver's backoff (1 s, doubling, jittered; each
+        # retry logged as a warning by the "neo4j" logger), before StoreUnavailable.
+        self.retry_seconds = float(retry_seconds if retry_seconds is not None
+                                   else os.environ.get("DUALMEM_NEO4J_RETRY_SECONDS", 15.0))
         try:
             _ = urlsplit(url).port  # raises on a port that is not a number
         except ValueError as exc:
@@ -87,7 +94,7 @@ class Neo4jStore(Store):
         auth = (user, password or "") if user else None
         try:
             self._driver = GraphDatabase.driver(url, auth=auth, connection_timeout=connection_timeout,
-                                                max_transaction_retry_time=15.0,
+                                                max_transaction_retry_time=self.retry_seconds,
                                                 notifications_min_severity="OFF")
         except (ValueError, neo_errors.ConfigurationError) as exc:
             raise StoreConfigError(f"bad Neo4j URL {url!r}: {exc}") from None
@@ -154,8 +161,9 @@ class Neo4jStore(Store):
         except neo_errors.ConstraintError as exc:
             raise ConflictError(f"write refused by Neo4j, nothing was written: {exc.message}") from None
         except (neo_errors.ServiceUnavailable, neo_errors.SessionExpired, OSError) as exc:
-            raise StoreUnavailable(f"Neo4j at {self.url} became unreachable ({exc}); "
-                                   "nothing was written; retry once it is back") from None
+            raise StoreUnavailable(f"Neo4j at {self.url} became unreachable ({exc}; retried for "
+                                   f"{self.retry_seconds:g} s); nothing was written; "
+                                   "retry once it is back") from None
         except neo_errors.Neo4jError as exc:
             raise DualmemError(f"Neo4j at {self.url} refused a query: {exc.code}: {exc.message}") from None
 
@@ -286,14 +294,16 @@ class Neo4jStore(Store):
             if done is not None:
                 receipt.already_applied, receipt.applied_at = True, R.native(done["at"])
                 return receipt
-            state = self._read_state(tx, change_refs(changes), lock=True)
+            refs = change_refs(changes)
+            state = self._read_state(tx, refs, lock=True)
             plan = plan_changes(changes, state, now, on_conflict)
             self._apply_plan(tx, plan.operations, state, now)
+            journal, skipped, meta = redact_run(plan.journal, [asdict(s) for s in plan.skipped],
+                                                changes.meta, absent_ids(refs, state, plan.journal))
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
                 "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
-                "journal": json.dumps(plan.journal),
-                "skipped": json.dumps([asdict(s) for s in plan.skipped]),
-                "meta": json.dumps(changes.meta)}).consume()
+                "journal": json.dumps(journal), "skipped": json.dumps(skipped),
+                "meta": json.dumps(meta)}).consume()
             receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
             return receipt
 
@@ -388,11 +398,13 @@ class Neo4jStore(Store):
                                ("Episode", receipt.episode_ids)):
                 tx.run(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.user_id = $user DETACH DELETE n",
                        ids=ids, user=user_id).consume()
-            for r in tx.run("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN r.key AS key, "
-                            "r.journal AS journal", user=user_id).data():
-                journal = redact_journal(json.loads(r["journal"]), receipt.deleted_ids)
-                tx.run("MATCH (r:EditorRun {key: $key}) SET r.journal = $journal", key=r["key"],
-                       journal=json.dumps(journal)).consume()
+            for r in tx.run("MATCH (r:EditorRun) WHERE r.user_id = $user RETURN r.key AS key, r.journal "
+                            "AS journal, r.skipped AS skipped, r.meta AS meta", user=user_id).data():
+                journal, skipped, meta = redact_run(json.loads(r["journal"]), json.loads(r["skipped"]),
+                                                    json.loads(r["meta"] or "{}"), receipt.deleted_ids)
+                tx.run("MATCH (r:EditorRun {key: $key}) SET r.journal = $journal, r.skipped = $skipped, "
+                       "r.meta = $meta", key=r["key"], journal=json.dumps(journal),
+                       skipped=json.dumps(skipped), meta=json.dumps(meta)).consume()
             return receipt
 
         return self._run(work)
@@ -603,6 +615,12 @@ class Neo4jStore(Store):
 
         return self._run(work, write=False)
 
+    def _acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease:
+        return self._run(leases.acquire, self.url, user_id, owner, seconds)
+
+    def _release_lease(self, user_id: str, owner: str) -> None:
+        self._run(leases.release, user_id, owner)
+
     def list_users(self) -> list[str]:
         def work(tx: neo4j.ManagedTransaction) -> list[str]:
             users: set[str] = set()
@@ -651,6 +669,7 @@ def _delete_rows(tx: neo4j.ManagedTransaction, user_id: str) -> dict[str, int]:
                         ("entities", "Entity"), ("episodes", "Episode"), ("runs", "EditorRun")):
         counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
                               "RETURN count(n) AS c", user=user_id).single()["c"]
+    leases.clear(tx, user_id)
     return counts
 
 

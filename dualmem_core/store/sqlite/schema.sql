@@ -118,3 +118,12 @@ CREATE TABLE IF NOT EXISTS runs (
 -- Bumped by every write that changes what a user's vector search can see; the in-process
 -- vector cache compares it to know when another process has written.
 CREATE TABLE IF NOT EXISTS user_generation (user_id TEXT PRIMARY KEY, generation INTEGER NOT NULL);
+
+-- One Editor run per user across processes: the holder of a user's lease and until when
+-- (store/lease.py). Not user data: delete_user clears it with the rest.
+CREATE TABLE IF NOT EXISTS editor_leases (
+    user_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+);

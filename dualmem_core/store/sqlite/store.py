@@ -19,7 +19,8 @@ from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailabl
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, redact_journal, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
+from ..lease import Lease
 from ..models import (
     Edge,
     EdgeType,
@@ -43,6 +44,7 @@ from ..planning import (
     check_batch_refs,
     plan_changes,
 )
+from . import lease as leases
 from . import rows as R
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import Tokenizer, UserText, best, varints
@@ -78,8 +80,9 @@ _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.em
 class SQLiteStore(Store):
     """One local file; safe to share between threads (each thread gets its own connection)."""
 
-    def __init__(self, path: str | Path, dimension: int | None = None):
+    def __init__(self, path: str | Path, dimension: int | None = None, *, busy_timeout: float = 30.0):
         self.path = Path(path).expanduser()
+        self.busy_timeout = busy_timeout  # seconds a write waits for another's write lock
         self.url = f"sqlite:///{self.path}"
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
@@ -107,7 +110,7 @@ class SQLiteStore(Store):
         if conn is None:
             try:
                 conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                       timeout=30.0)
+                                       timeout=self.busy_timeout)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
@@ -128,7 +131,10 @@ class SQLiteStore(Store):
         try:
             conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         except sqlite3.OperationalError as exc:
-            raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable: {exc}") from None
+            why = (f"another process held its write lock for over {self.busy_timeout:g} s"
+                   if "locked" in str(exc) or "busy" in str(exc) else "the file cannot be read")
+            raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable ({exc}): {why}; "
+                                   "nothing was written, retry later") from None
         try:
             yield conn
         except BaseException as exc:
@@ -285,13 +291,15 @@ class SQLiteStore(Store):
             if done is not None:
                 receipt.already_applied, receipt.applied_at = True, from_micros(done[0])
                 return receipt
-            state = self._read_state(conn, change_refs(changes))
+            refs = change_refs(changes)
+            state = self._read_state(conn, refs)
             plan = plan_changes(changes, state, now, on_conflict)
             for op in plan.operations:
                 self._apply_op(conn, op, to_micros(now))
+            record = redact_run(plan.journal, [asdict(s) for s in plan.skipped], changes.meta,
+                                absent_ids(refs, state, plan.journal))
             conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", (
-                changes.user_id, changes.run_id, to_micros(now), json.dumps(plan.journal),
-                json.dumps([asdict(s) for s in plan.skipped]), json.dumps(changes.meta)))
+                changes.user_id, changes.run_id, to_micros(now), *(json.dumps(r) for r in record)))
             self._bump(conn, changes.user_id)
         self._drop_cache(changes.user_id)
         receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
@@ -377,11 +385,11 @@ class SQLiteStore(Store):
             for table in ("memories", "entities", "episodes"):
                 conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND id IN "
                              "(SELECT value FROM json_each(?))", (user_id, gone))
-            for run_id, journal in conn.execute("SELECT run_id, journal FROM runs WHERE user_id = ?",
-                                                (user_id,)).fetchall():
-                kept_entries = redact_journal(json.loads(journal), receipt.deleted_ids)
-                conn.execute("UPDATE runs SET journal = ? WHERE user_id = ? AND run_id = ?",
-                             (json.dumps(kept_entries), user_id, run_id))
+            for run_id, *record in conn.execute("SELECT run_id, journal, skipped, meta FROM runs "
+                                                "WHERE user_id = ?", (user_id,)).fetchall():
+                kept = redact_run(*(json.loads(f) for f in record), receipt.deleted_ids)
+                conn.execute("UPDATE runs SET journal = ?, skipped = ?, meta = ? WHERE user_id = ? "
+                             "AND run_id = ?", (*(json.dumps(f) for f in kept), user_id, run_id))
             # FTS5 only marks deleted rows until its segments merge; merge now so the
             # forgotten words leave the index, then checkpoint so the WAL drops old pages.
             conn.execute("INSERT INTO versions_fts (versions_fts) VALUES ('optimize')")
@@ -401,6 +409,7 @@ class SQLiteStore(Store):
     def _delete_rows(conn: sqlite3.Connection, user_id: str) -> dict[str, int]:
         counts = {}
         conn.execute("DELETE FROM entity_keys WHERE user_id = ?", (user_id,))
+        leases.clear(conn, user_id)
         for table in ("edges", "versions", "memories", "entities", "episodes", "runs"):
             counts[table] = conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,)).rowcount
         return counts
@@ -720,6 +729,14 @@ class SQLiteStore(Store):
         conn = self._conn()
         return {t: conn.execute(f"SELECT count(*) FROM {t} WHERE user_id = ?", (user_id,)).fetchone()[0]
                 for t in ("episodes", "memories", "versions", "entities", "edges", "runs")}
+
+    def _acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease:
+        with self._tx() as conn:
+            return leases.acquire(conn, self.url, user_id, owner, seconds)
+
+    def _release_lease(self, user_id: str, owner: str) -> None:
+        with self._tx() as conn:
+            leases.release(conn, user_id, owner)
 
     def list_users(self) -> list[str]:
         rows = self._conn().execute(
