@@ -123,7 +123,11 @@ class RememberOut(BaseModel):
         description="Existing memories that were said again: they gained a source, not a copy."
     )
     facts: list[FactOut] = Field(description="The facts the extractor found.")
-    extractor: str = Field(description="`rules` or `llm`.", examples=["rules"])
+    extractor: str = Field(
+        description="`llm`, `rules`, or `rules (LLM timeout|error|bad_reply)` when the model failed and "
+        "the rules extracted instead.",
+        examples=["rules"],
+    )
 
     @classmethod
     def of(cls, result: RememberResult) -> RememberOut:
