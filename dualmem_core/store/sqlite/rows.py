@@ -71,9 +71,9 @@ def entity_row(e: Entity, now: int) -> tuple:
 
 
 def edge_row(e: Edge, now: int) -> tuple:
-    return (e.id, e.user_id, EdgeType(e.type).value, e.src_id, e.dst_id,
-            json.dumps(e.props, sort_keys=True), e.created_by, _t(e.tx_from, now),
-            to_micros(e.tx_to))
+    props = json.dumps(e.props, sort_keys=True) if e.props else "{}"  # most edges carry none
+    return (e.id, e.user_id, EdgeType(e.type).value, e.src_id, e.dst_id, props, e.created_by,
+            _t(e.tx_from, now), to_micros(e.tx_to))
 
 
 def to_episode(r: sqlite3.Row | tuple) -> Episode:
