@@ -91,13 +91,38 @@ class UserVectors:
         """(rid, cosine) of the best k rows the filter admits, best first."""
         if self.size == 0:
             return []
-        scores = self.matrix[: self.size] @ unit_query
-        scores[~self._mask(flt)] = -np.inf
+        mask = self._mask(flt)
         k = min(k, self.size)
+        if self._prunes():
+            found = self._top_k_pruned(unit_query, mask, k)
+            if found is not None:
+                return found
+        scores = self.matrix[: self.size] @ unit_query
+        scores[~mask] = -np.inf
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         rids = self.cols["rid"]
         return [(int(rids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+
+    def _top_k_pruned(self, unit_query: np.ndarray, mask: np.ndarray,
+                      k: int) -> list[tuple[int, float]] | None:
+        """``top_k`` through the bound: the rows best by bound give a k-th best score, and only
+        rows whose bound reaches it can be among the best k. None when that is most rows."""
+        bound = self.head[: self.size] @ self._with_rest(unit_query[None, :])[0]
+        bound[~mask] = -np.inf
+        first = np.argpartition(-bound, 4 * k - 1)[: 4 * k] if 4 * k < self.size else np.arange(self.size)
+        first = first[np.isfinite(bound[first])]
+        if first.size < k:
+            return None
+        kth = np.partition(self.matrix[first] @ unit_query, first.size - k)[first.size - k]
+        rows = np.flatnonzero(bound >= kth - _SLACK)
+        if rows.size > self.size // 4:
+            return None
+        scores = self.matrix[rows] @ unit_query
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        rids = self.cols["rid"]
+        return [(int(rids[rows[i]]), float(scores[i])) for i in top]
 
     def top_k_many(self, unit_queries: np.ndarray, flt: SearchFilter, k: int,
                    min_score: float) -> list[list[tuple[int, float]]]:
@@ -204,8 +229,9 @@ class UserVectors:
             if wanted is not None:
                 mask &= c[name] == self.codes[name].lookup(wanted)
         for name, allowed in (("kind", flt.kinds), ("status", flt.statuses)):
-            if allowed is not None:
-                mask &= np.isin(c[name], [self.codes[name].lookup(v) for v in allowed])
+            if allowed is not None:  # a few values: comparisons beat np.isin's sort
+                codes = [self.codes[name].lookup(v) for v in allowed]
+                mask &= np.logical_or.reduce([c[name] == code for code in codes]) if codes else False
         return mask
 
 
