@@ -105,5 +105,5 @@ def to_entity(r: sqlite3.Row | tuple) -> Entity:
 
 def to_edge(r: sqlite3.Row | tuple) -> Edge:
     return Edge(id=r[0], user_id=r[1], type=EdgeType(r[2]), src_id=r[3], dst_id=r[4],
-                props=json.loads(r[5]), created_by=r[6], tx_from=from_micros(r[7]),
+                props={} if r[5] == "{}" else json.loads(r[5]), created_by=r[6], tx_from=from_micros(r[7]),
                 tx_to=from_micros(r[8]))

@@ -561,9 +561,22 @@ class SQLiteStore(Store):
             top = self._text_search_all(conn, match, flt, k)
         return self._hits(top)
 
+    def _admitted(self, conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
+        """The rows among ``rids`` that the filter admits: from the vector cache's columns, and
+        from the table for rows the cache lacks (versions without an embedding)."""
+        if not rids:
+            return set()
+        cache = self._vectors(flt.user_id)
+        wanted = np.asarray(rids, dtype=np.int64)
+        with self._lock:
+            held, admitted = cache.admits(wanted, flt)
+        found = set(wanted[admitted].tolist())
+        missing = wanted[~held].tolist()
+        return found | self._admitted_by_table(conn, missing, flt) if missing else found
+
     @staticmethod
-    def _admitted(conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
-        """The rows among ``rids`` that the filter admits."""
+    def _admitted_by_table(conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
+        """The rows among ``rids`` that the filter admits, read from the table."""
         if not rids:
             return set()
         where, params = _filter_sql(flt)

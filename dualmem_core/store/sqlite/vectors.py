@@ -56,6 +56,7 @@ class UserVectors:
         self.matrix = np.zeros((0, dimension), dtype=np.float32)
         self.cols = {name: np.zeros(0, dtype=np.int64) for name in self.COLUMNS}
         self.codes = {name: _Codes() for name in ("kind", "status", "agent", "session")}
+        self.rids_sorted = True  # rows come in rid order: ``admits`` finds a rid by bisection
         self.basis: np.ndarray | None = None  # (dimension, HEAD) principal directions, once pruning
         self.fitted_at = 0  # rows when the basis was computed; refitted when they double
         # Per row: the HEAD coordinates, then |x_rest| rounded up. A query gets the same shape
@@ -80,6 +81,8 @@ class UserVectors:
         for offset, name in ((0, "rid"), (2, "valid_from"), (3, "valid_to"), (4, "tx_from"),
                              (5, "tx_to")):
             self.cols[name][self.size:need] = [r[offset] for r in rows]
+        rids = self.cols["rid"][max(self.size - 1, 0):need]
+        self.rids_sorted = self.rids_sorted and bool((np.diff(rids) > 0).all())
         for offset, name in ((6, "kind"), (7, "status"), (8, "agent"), (9, "session")):
             codes = self.codes[name]
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
@@ -215,8 +218,22 @@ class UserVectors:
         rest = np.sqrt(np.maximum(squares - np.einsum("ij,ij->i", head, head, dtype=np.float64), 0.0) + 1e-5)
         return np.hstack([head, rest[:, None].astype(np.float32)])
 
-    def _mask(self, flt: SearchFilter) -> np.ndarray:
-        c = {name: col[: self.size] for name, col in self.cols.items()}
+    def admits(self, rids: np.ndarray, flt: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
+        """(held, admitted) for each rid: whether this cache holds its row (a version without an
+        embedding is not here), and if so whether the filter admits it."""
+        held = np.zeros(rids.size, dtype=bool)
+        admitted = np.zeros(rids.size, dtype=bool)
+        if not self.rids_sorted or self.size == 0:
+            return held, admitted
+        column = self.cols["rid"][: self.size]
+        at = np.minimum(np.searchsorted(column, rids), self.size - 1)
+        held = column[at] == rids
+        admitted[held] = self._mask(flt, at[held])
+        return held, admitted
+
+    def _mask(self, flt: SearchFilter, at: np.ndarray | None = None) -> np.ndarray:
+        """Which rows (all, or those at ``at``) the filter admits."""
+        c = {name: col[: self.size] if at is None else col[at] for name, col in self.cols.items()}
         if flt.known_at is None:
             mask = c["tx_to"] == FAR
         else:
