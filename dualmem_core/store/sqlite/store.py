@@ -70,6 +70,7 @@ _STATE_QUERIES = {
 # lookups by one end name the index of that end.
 _BY_SRC = "edges INDEXED BY edges_by_src"
 _BY_DST = "edges INDEXED BY edges_by_dst"
+_ENTITY_COLUMNS_E = R.prefixed(R.ENTITY_COLUMNS, "e")
 _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.embedding', 'NULL')}, "
                f"{R.prefixed(R.MEMORY_COLUMNS, 'm')} FROM versions v "
                "JOIN memories m ON m.id = v.memory_id")
@@ -690,7 +691,7 @@ class SQLiteStore(Store):
 
     def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
         rows = self._conn().execute(
-            f"SELECT DISTINCT {R.prefixed(R.ENTITY_COLUMNS, 'e')} FROM entity_keys k "
+            f"SELECT DISTINCT {_ENTITY_COLUMNS_E} FROM entity_keys k "
             "JOIN entities e ON e.id = k.entity_id WHERE k.user_id = ? "
             "AND k.key IN (SELECT value FROM json_each(?)) ORDER BY e.created_at, e.id",
             (user_id, json.dumps(keys))).fetchall()
