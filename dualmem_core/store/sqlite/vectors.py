@@ -177,14 +177,14 @@ class UserVectors:
                       min_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """``_above`` through the bound: only rows it cannot rule out are scored in full.
         None when the bound rules out too few rows to be worth it."""
-        queries = self._with_rest(unit_queries)
-        candidates = []
-        for start in range(0, self.size, _BLOCK):
-            end = min(start + _BLOCK, self.size)
-            bound = self.head[start:end] @ queries.T
-            hit = (bound >= min_score - _SLACK).any(axis=1) & mask[start:end]
-            candidates.append(start + np.flatnonzero(hit))
-        rows = np.concatenate(candidates)
+        # One product over all rows (a few queries: the bounds are a few MB at most); every
+        # numpy call costs, and on a busy machine each one waits for the BLAS threads again.
+        # A matrix-vector product per query: BLAS is slow at thin matrix products.
+        best = None
+        for query in self._with_rest(unit_queries):
+            bound = self.head[: self.size] @ query
+            best = bound if best is None else np.maximum(best, bound, out=best)
+        rows = np.flatnonzero((best >= min_score - _SLACK) & mask)
         if rows.size > self.size // 2:
             return None
         block = self.matrix[rows] @ unit_queries.T
