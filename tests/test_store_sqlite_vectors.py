@@ -8,7 +8,6 @@ import pytest
 from dualmem_core.store import SearchFilter
 from dualmem_core.store.sqlite import vectors as V
 from dualmem_core.store.sqlite.vectors import FAR, UserVectors
-from dualmem_core.timeutil import from_micros
 
 DIM = 96
 
@@ -86,24 +85,3 @@ def _assert_same(pruned: list, full: list) -> None:
     for a, b in zip(pruned, full, strict=True):
         assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-6)
 
-
-def test_pruned_top_k_equals_a_full_scan_under_filters(monkeypatch) -> None:
-    rng = np.random.default_rng(8)
-    centres = rng.normal(size=(60, DIM)).astype(np.float32)
-    rows = _rows(rng, 1, V.PRUNE_ROWS + 500, centres)
-    rows = [(*r[:2], i % 7, FAR if i % 3 else 9, *r[4:]) for i, r in enumerate(rows)]  # varied validity
-    cache = UserVectors(DIM, 0)
-    cache.append(rows)
-    queries = cache.matrix[rng.integers(0, cache.size, 30)]
-    queries += rng.normal(0, 0.02, (30, DIM)).astype(np.float32)
-    filters = [SearchFilter("u"), SearchFilter("u", valid_at=from_micros(10)),
-               SearchFilter("u", statuses=("active",)), SearchFilter("u", statuses=("superseded",))]
-    for query in queries / np.linalg.norm(queries, axis=1, keepdims=True):
-        for flt in filters:
-            for k in (1, 5, 20):
-                pruned = cache.top_k(query, flt, k)
-                with monkeypatch.context() as m:
-                    m.setattr(V, "PRUNE_ROWS", 10**9)
-                    full = cache.top_k(query, flt, k)
-                assert cache.basis is not None
-                _assert_same([pruned], [full])
