@@ -58,30 +58,57 @@ class HashingEmbedder:
             raise InvalidInput(f"dimension must be at least 8, got {dimension}")
         self.dimension = dimension
         self.name = f"hashing-v1-{dimension}"
+        # word -> its buckets and signed weights: hashing is most of the cost, and chat repeats words
+        self._words: dict[str, tuple[int, float, tuple[int, ...], tuple[float, ...]]] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for feature, weight in _features(text):
-                digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
-                bucket = int.from_bytes(digest[:4], "little") % self.dimension
-                sign = 1.0 if digest[4] & 1 else -1.0
-                out[row, bucket] += sign * weight
-            norm = np.linalg.norm(out[row])
+        buckets: list[int] = []
+        weights: list[float] = []
+        counts = []
+        for text in texts:
+            words = [self._word(w) for w in _WORDS.findall(text.casefold())]
+            # Every word's own feature first, then each word's trigrams: the order the features
+            # always had. np.add.at adds one at a time in that order, in float32, so the vectors
+            # stay bit-identical to those recorded with this embedder.
+            before = len(buckets)
+            buckets += [w[0] for w in words]
+            weights += [w[1] for w in words]
+            for w in words:
+                buckets += w[2]
+                weights += w[3]
+            counts.append(len(buckets) - before)
+        if buckets:
+            rows = np.repeat(np.arange(len(texts), dtype=np.intp) * self.dimension, counts)
+            np.add.at(out.reshape(-1), np.asarray(buckets, dtype=np.intp) + rows,
+                      np.asarray(weights, dtype=np.float32))
+        for row, vector in enumerate(out):  # row by row, as recorded
+            norm = np.linalg.norm(vector)
             if norm == 0:  # no word characters at all: a fixed vector, not a zero one
                 out[row, 0] = 1.0
             else:
-                out[row] /= norm
+                vector /= norm
         return out
 
+    def _word(self, word: str) -> tuple[int, float, tuple[int, ...], tuple[float, ...]]:
+        """The word's bucket and signed weight, then those of its trigrams."""
+        found = self._words.get(word)
+        if found is None:
+            padded = f"<{word}>"
+            features = [(f"w:{word}", 1.0)] + [(f"c:{padded[i:i + 3]}", 0.3) for i in range(len(padded) - 2)]
+            buckets, weights = [], []
+            for feature, weight in features:
+                digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+                buckets.append(int.from_bytes(digest[:4], "little") % self.dimension)
+                weights.append(weight if digest[4] & 1 else -weight)
+            found = (buckets[0], weights[0], tuple(buckets[1:]), tuple(weights[1:]))
+            if len(self._words) >= _MAX_CACHED_WORDS:  # a bound on memory, not an LRU: rarely hit
+                self._words.clear()
+            self._words[word] = found
+        return found
 
-def _features(text: str) -> list[tuple[str, float]]:
-    words = _WORDS.findall(text.casefold())
-    features = [(f"w:{w}", 1.0) for w in words]
-    for w in words:
-        padded = f"<{w}>"
-        features += [(f"c:{padded[i:i + 3]}", 0.3) for i in range(len(padded) - 2)]
-    return features
+
+_MAX_CACHED_WORDS = 200_000
 
 
 # --------------------------------------------------------------------- shared checks

@@ -71,9 +71,9 @@ def entity_row(e: Entity, now: int) -> tuple:
 
 
 def edge_row(e: Edge, now: int) -> tuple:
-    return (e.id, e.user_id, EdgeType(e.type).value, e.src_id, e.dst_id,
-            json.dumps(e.props, sort_keys=True), e.created_by, _t(e.tx_from, now),
-            to_micros(e.tx_to))
+    props = json.dumps(e.props, sort_keys=True) if e.props else "{}"  # most edges carry none
+    return (e.id, e.user_id, EdgeType(e.type).value, e.src_id, e.dst_id, props, e.created_by,
+            _t(e.tx_from, now), to_micros(e.tx_to))
 
 
 def to_episode(r: sqlite3.Row | tuple) -> Episode:
@@ -105,5 +105,5 @@ def to_entity(r: sqlite3.Row | tuple) -> Entity:
 
 def to_edge(r: sqlite3.Row | tuple) -> Edge:
     return Edge(id=r[0], user_id=r[1], type=EdgeType(r[2]), src_id=r[3], dst_id=r[4],
-                props=json.loads(r[5]), created_by=r[6], tx_from=from_micros(r[7]),
+                props={} if r[5] == "{}" else json.loads(r[5]), created_by=r[6], tx_from=from_micros(r[7]),
                 tx_to=from_micros(r[8]))

@@ -72,6 +72,7 @@ _STATE_QUERIES = {
 # lookups by one end name the index of that end.
 _BY_SRC = "edges INDEXED BY edges_by_src"
 _BY_DST = "edges INDEXED BY edges_by_dst"
+_ENTITY_COLUMNS_E = R.prefixed(R.ENTITY_COLUMNS, "e")
 _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.embedding', 'NULL')}, "
                f"{R.prefixed(R.MEMORY_COLUMNS, 'm')} FROM versions v "
                "JOIN memories m ON m.id = v.memory_id")
@@ -570,9 +571,22 @@ class SQLiteStore(Store):
             top = self._text_search_all(conn, match, flt, k)
         return self._hits(top)
 
+    def _admitted(self, conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
+        """The rows among ``rids`` that the filter admits: from the vector cache's columns, and
+        from the table for rows the cache lacks (versions without an embedding)."""
+        if not rids:
+            return set()
+        cache = self._vectors(flt.user_id)
+        wanted = np.asarray(rids, dtype=np.int64)
+        with self._lock:
+            held, admitted = cache.admits(wanted, flt)
+        found = set(wanted[admitted].tolist())
+        missing = wanted[~held].tolist()
+        return found | self._admitted_by_table(conn, missing, flt) if missing else found
+
     @staticmethod
-    def _admitted(conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
-        """The rows among ``rids`` that the filter admits."""
+    def _admitted_by_table(conn: sqlite3.Connection, rids: list[int], flt: SearchFilter) -> set[int]:
+        """The rows among ``rids`` that the filter admits, read from the table."""
         if not rids:
             return set()
         where, params = _filter_sql(flt)
@@ -686,7 +700,7 @@ class SQLiteStore(Store):
 
     def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
         rows = self._conn().execute(
-            f"SELECT DISTINCT {R.prefixed(R.ENTITY_COLUMNS, 'e')} FROM entity_keys k "
+            f"SELECT DISTINCT {_ENTITY_COLUMNS_E} FROM entity_keys k "
             "JOIN entities e ON e.id = k.entity_id WHERE k.user_id = ? "
             "AND k.key IN (SELECT value FROM json_each(?)) ORDER BY e.created_at, e.id",
             (user_id, json.dumps(keys))).fetchall()

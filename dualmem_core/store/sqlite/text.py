@@ -25,6 +25,7 @@ import numpy as np
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # versions_fts's, in schema.sql
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
+_MAX_WORDS = 100_000  # query words whose token is remembered
 
 
 class Tokenizer:
@@ -35,6 +36,7 @@ class Tokenizer:
         self._conn.execute(f"CREATE VIRTUAL TABLE t USING fts5 (text, tokenize = '{TOKENIZER}')")
         self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
         self._lock = threading.Lock()
+        self._tokens: dict[str, str | None] = {}  # word -> its one token, None if not exactly one
 
     def counts(self, rows: list[tuple[int, str]]) -> tuple[list[tuple[str, int, int]], dict[int, int]]:
         """(token, row id, count) of every token in each (row id, text), and each row's length."""
@@ -54,11 +56,16 @@ class Tokenizer:
     def phrases(self, words: list[str]) -> list[str] | None:
         """The one token each quoted query word becomes, or None if any becomes zero or several
         (a phrase, which only FTS5 itself matches)."""
-        counts, lengths = self.counts([(i + 1, w) for i, w in enumerate(words)])
-        if len(lengths) != len(words) or any(n != 1 for n in lengths.values()):
-            return None
-        token = {doc: term for term, doc, _ in counts}
-        return [token[i + 1] for i in range(len(words))]
+        unknown = [w for w in dict.fromkeys(words) if w not in self._tokens]
+        if unknown:  # queries repeat words: each is tokenized once (three statements saved)
+            counts, lengths = self.counts([(i + 1, w) for i, w in enumerate(unknown)])
+            token = {doc: term for term, doc, _ in counts}
+            if len(self._tokens) + len(unknown) > _MAX_WORDS:
+                self._tokens.clear()
+            for i, word in enumerate(unknown):
+                self._tokens[word] = token[i + 1] if lengths.get(i + 1) == 1 else None
+        tokens = [self._tokens.get(w) for w in words]
+        return None if any(t is None for t in tokens) else tokens
 
     def close(self) -> None:
         self._conn.close()

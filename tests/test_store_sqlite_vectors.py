@@ -1,0 +1,87 @@
+"""The embedded store's neighbour search finds the same rows through its bound as by scoring all."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dualmem_core.store import SearchFilter
+from dualmem_core.store.sqlite import vectors as V
+from dualmem_core.store.sqlite.vectors import FAR, UserVectors
+
+DIM = 96
+
+
+def _rows(rng: np.random.Generator, start: int, n: int, centres: np.ndarray) -> list[tuple]:
+    """Vectors around a few centres (as chat text clusters), some near-copies, some closed rows."""
+    picks = rng.integers(0, len(centres), n)
+    vectors = centres[picks] + rng.normal(0, 0.6, (n, DIM)) / np.sqrt(DIM) * rng.uniform(0.2, 2.0, (n, 1))
+    vectors = vectors.astype(np.float32)
+    tx_to = np.where(rng.random(n) < 0.1, 5, FAR)  # a tenth closed: the mask must keep them out
+    return [(start + i, vectors[i].tobytes(), 0, FAR, 0, int(tx_to[i]), "fact", "active", None, None)
+            for i in range(n)]
+
+
+def _search(cache: UserVectors, queries: np.ndarray, threshold: float) -> list[list[tuple[int, float]]]:
+    return cache.top_k_many(queries, SearchFilter("u"), 6, threshold)
+
+
+@pytest.mark.parametrize("threshold", [0.6, 0.75, 0.9])
+def test_pruned_neighbours_equal_those_of_a_full_scan(threshold: float, monkeypatch) -> None:
+    rng = np.random.default_rng(11)
+    centres = rng.normal(size=(40, DIM)).astype(np.float32)
+    rows = _rows(rng, 1, V.PRUNE_ROWS + 3000, centres)
+    cache = UserVectors(DIM, 0)
+    cache.append(rows[: V.PRUNE_ROWS + 1000])
+    queries = np.asarray([np.frombuffer(rows[i][1], dtype=np.float32) for i in rng.integers(0, 20000, 40)])
+    queries += rng.normal(0, 0.01, queries.shape).astype(np.float32)  # near, not equal, to stored rows
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    for single in ([q] for q in queries[:5]):  # one or two at a time, as a single remember asks
+        pruned = _search(cache, np.asarray(single), threshold)
+        assert cache.basis is not None
+        with monkeypatch.context() as m:
+            m.setattr(V, "PRUNE_ROWS", 10**9)
+            full = _search(cache, np.asarray(single), threshold)
+        _assert_same(pruned, full)
+    cache.append(rows[V.PRUNE_ROWS + 1000:])  # rows added after the basis: projected on append
+    pruned = _search(cache, queries, threshold)
+    assert any(pruned)
+    with monkeypatch.context() as m:
+        m.setattr(V, "PRUNE_ROWS", 10**9)
+        full = _search(cache, queries, threshold)
+    _assert_same(pruned, full)
+
+
+def test_the_bound_rules_out_most_rows_of_clustered_vectors() -> None:
+    rng = np.random.default_rng(5)
+    centres = rng.normal(size=(200, DIM)).astype(np.float32)
+    cache = UserVectors(DIM, 0)
+    cache.append(_rows(rng, 1, V.PRUNE_ROWS, centres))
+    assert cache._prunes()
+    query = cache.matrix[:2]
+    found = cache._above_pruned(query, cache._mask(SearchFilter("u")), 0.75)
+    assert found is not None  # fewer than half the rows needed scoring in full
+    rows, cols, scores = found
+    assert set(rows[cols == 0].tolist()) >= {0} and (scores >= 0.75).all()
+
+
+def test_the_basis_is_refitted_when_the_rows_double() -> None:
+    rng = np.random.default_rng(2)
+    centres = rng.normal(size=(20, DIM)).astype(np.float32)
+    cache = UserVectors(DIM, 0)
+    cache.append(_rows(rng, 1, V.PRUNE_ROWS, centres))
+    assert cache._prunes() and cache.fitted_at == V.PRUNE_ROWS
+    cache.append(_rows(rng, V.PRUNE_ROWS + 1, V.PRUNE_ROWS, centres))
+    assert cache._prunes() and cache.fitted_at == 2 * V.PRUNE_ROWS
+    rows = cache.matrix[: cache.size].astype(np.float64)
+    head = rows @ cache.basis.astype(np.float64)
+    assert np.allclose(cache.head[: cache.size, :-1], head, atol=1e-5)
+    rest = np.sqrt(np.maximum((rows * rows).sum(axis=1) - (head * head).sum(axis=1), 0))
+    assert (cache.head[: cache.size, -1] >= rest).all()  # rounded up: the bound stays a bound
+
+
+def _assert_same(pruned: list, full: list) -> None:
+    assert [[rid for rid, _ in hits] for hits in pruned] == [[rid for rid, _ in hits] for hits in full]
+    for a, b in zip(pruned, full, strict=True):
+        assert np.allclose([s for _, s in a], [s for _, s in b], atol=1e-6)
+
