@@ -1,6 +1,7 @@
 """The Neo4j store: the production graph (a server, Aura or a cluster) behind the same contract.
 
-Every write is a handful of UNWIND batches in one transaction. Searches go through the HNSW
+A write is two statements in one transaction (the state of what it points at, then every
+table's rows in one statement, see ``writes``). Searches go through the HNSW
 vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
 a search over-fetches and falls back to an exact, user-scoped scan when the filters leave
 fewer than k hits, so a filter never thins the results.
@@ -50,13 +51,14 @@ from ..planning import (
     Ref,
     TargetState,
     batch_external_refs,
-    batch_new_refs,
     change_refs,
     check_batch_refs,
     plan_changes,
 )
 from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
+from .vectors import BUMP_CLOCK, NEW_EPOCH, VectorCache
+from .writes import insert_statement, vector_changes
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -68,8 +70,7 @@ _MEMORY = R.projection("m", "Memory")
 _TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
           f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
-_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
-_TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
+_TABLES = ("episodes", "entities", "memories", "versions", "edges")
 
 
 class Neo4jStore(Store):
@@ -106,6 +107,7 @@ class Neo4jStore(Store):
         self._pinned = threading.local()  # the read transaction of a ``reading()`` block
         self._accesses = _AccessRecorder(self)
         self.dimension = self._set_up_schema(dimension)
+        self._vectors = VectorCache(self.dimension)  # the Writer's SIMILAR_TO neighbours
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -207,6 +209,14 @@ class Neo4jStore(Store):
         # nothing can change a target between this check and the change that depends on it.
         touch = "SET n.user_id = n.user_id " if lock else ""
         state: dict[Ref, TargetState] = {}
+        nodes = [kind for kind in by_kind if kind != "edge"]
+        if nodes:  # every node kind in one round trip
+            result = tx.run(" UNION ALL ".join(
+                f"UNWIND ${kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
+                f"RETURN '{kind}' AS kind, n.id AS id, n.user_id AS u, n.created_by AS c, "
+                "n.tx_to AS t, n.review_state AS s" for kind in nodes), {k: by_kind[k] for k in nodes})
+            for r in result:
+                state[(r["kind"], r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
         for kind, ids in by_kind.items():
             if kind == "edge":
                 for edge_type in EdgeType:
@@ -219,62 +229,33 @@ class Neo4jStore(Store):
                     for r in result:
                         state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]),
                                                              edge_type=edge_type.value)
-                continue
-            result = tx.run(
-                f"UNWIND $ids AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
-                "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t, "
-                "n.review_state AS s", ids=ids)
-            for r in result:
-                state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
         return state
 
-    def _insert_rows(self, tx: neo4j.ManagedTransaction, table: str, records: list,
-                     now: datetime) -> None:
-        if not records:
-            return
-        if table in _NODE_PROPS:
-            rows = [_NODE_PROPS[table](r, now) for r in records]
-            _expect(tx.run(f"UNWIND $rows AS row CREATE (n:{_TABLE_LABELS[table]}) SET n = row "
-                           "RETURN count(n) AS n", rows=rows), len(rows), table)
-        elif table == "versions":
-            rows = [R.version_row(v, now) for v in records]
-            _expect(tx.run(  # embeddings go once, below, not with the properties as well
-                "UNWIND $rows AS row MATCH (m:Memory {id: row.memory_id}) "
-                "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row RETURN count(v) AS n",
-                rows=[r["props"] for r in rows]), len(rows), "versions (their memory is gone)")
-            vectors = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
-                       if r["embedding"] is not None]
-            if vectors:
-                tx.run("UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) "
-                       "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding)",
-                       rows=vectors).consume()
-        else:
-            by_type: dict[EdgeType, list[dict]] = defaultdict(list)
-            for edge in records:
-                by_type[EdgeType(edge.type)].append(R.edge_row(edge, now))
-            for edge_type, rows in by_type.items():
-                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
-                _expect(tx.run(
-                    f"UNWIND $rows AS row MATCH (a:{src} {{id: row.src}}) MATCH (b:{dst} {{id: row.dst}}) "
-                    f"CREATE (a)-[r:{edge_type.value}]->(b) SET r = row.props RETURN count(r) AS n",
-                    rows=rows), len(rows), f"{edge_type.value} edges (an endpoint is gone)")
+    def _insert(self, tx: neo4j.ManagedTransaction, user_id: str, tables: dict[str, list],
+                now: datetime, seq: int | None = None) -> tuple[str | None, int]:
+        """Insert the records in one statement; without ``seq``, bump the user's clock for it.
+        Returns the clock's (epoch, seq) after the write (epoch None when ``seq`` was given)."""
+        query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None)
+        record = tx.run(query, params, seq=seq).single()
+        for column, (wanted, what) in expected.items():
+            if record[column] != wanted:
+                raise ConflictError(f"only {record[column]} of {wanted} {what} could be written; "
+                                    "nothing was written")
+        return (record["epoch"] if seq is None else None), record["seq"]
 
     def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
-                        now: datetime) -> None:
+                        now: datetime) -> tuple[str | None, int]:
+        # Two round trips: the state of what the batch points at, then the insert. Uniqueness
+        # constraints guard every new id (a clash raises ConflictError and rolls back).
         wanted = batch_external_refs(batch)
-        # Uniqueness constraints guard new node ids (a clash raises ConflictError); edges have
-        # none, so their ids are checked here. Fewer round trips on the Writer's hot path.
-        new = {ref for ref in batch_new_refs(batch) if ref[0] == "edge"}
-        state = self._read_state(tx, wanted | new,
-                                 edge_types={e.id: EdgeType(e.type) for e in batch.edges})
-        check_batch_refs(user_id, state, wanted, new & state.keys())
-        for table in ("episodes", "entities", "memories", "versions", "edges"):
-            self._insert_rows(tx, table, getattr(batch, table), now)
+        check_batch_refs(user_id, self._read_state(tx, wanted), wanted, set())
+        return self._insert(tx, user_id, {t: getattr(batch, t) for t in _TABLES}, now)
 
     # -- writes ---------------------------------------------------------------------------
 
     def _write(self, user_id: str, batch: WriteBatch) -> None:
-        self._run(self._checked_insert, user_id, batch, utcnow())
+        epoch, seq = self._run(self._checked_insert, user_id, batch, utcnow())
+        self._vectors.written(user_id, epoch, seq, vector_changes(batch.versions))
 
     def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
         now = utcnow()
@@ -288,7 +269,11 @@ class Neo4jStore(Store):
                 return receipt
             state = self._read_state(tx, change_refs(changes), lock=True)
             plan = plan_changes(changes, state, now, on_conflict)
-            self._apply_plan(tx, plan.operations, state, now)
+            removes = any(isinstance(op, ch.RemoveCreated) and op.kind in ("version", "memory")
+                          for op in plan.operations)
+            seq = tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
+                         user=changes.user_id).single()["seq"]
+            self._apply_plan(tx, changes.user_id, plan.operations, state, now, seq)
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
                 "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
                 "journal": json.dumps(plan.journal),
@@ -299,8 +284,8 @@ class Neo4jStore(Store):
 
         return self._run(work)
 
-    def _apply_plan(self, tx: neo4j.ManagedTransaction, ops: list[ch.Operation],
-                    state: dict[Ref, TargetState], now: datetime) -> None:
+    def _apply_plan(self, tx: neo4j.ManagedTransaction, user_id: str, ops: list[ch.Operation],
+                    state: dict[Ref, TargetState], now: datetime, seq: int) -> None:
         adds: dict[str, list] = defaultdict(list)
         updates: dict[str, list[dict]] = defaultdict(list)
         for op in ops:
@@ -328,10 +313,10 @@ class Neo4jStore(Store):
                     updates[f"remove_edge:{state[('edge', i)].edge_type}"].append({"id": i})
                 case ch.RemoveCreated(kind=kind, id=i):
                     updates[f"remove_{kind}"].append({"id": i})
-        for table in ("entities", "memories", "versions", "edges"):
-            self._insert_rows(tx, table, adds[table], now)
+        if adds:
+            self._insert(tx, user_id, adds, now, seq)
         for name, rows in updates.items():
-            tx.run(_update_query(name), rows=rows).consume()
+            tx.run(_update_query(name), rows=rows, seq=seq).consume()
 
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
         # A write transaction per recall cost about as much as the recall: accesses are queued
@@ -384,6 +369,8 @@ class Neo4jStore(Store):
             receipt.versions = tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids "
                 "DETACH DELETE v RETURN count(v) AS c", user=user_id, ids=receipt.memory_ids).single()["c"]
+            if receipt.versions:  # vector caches reload the user
+                tx.run(f"{BUMP_CLOCK} {NEW_EPOCH}", user=user_id).consume()
             for label, ids in (("Memory", receipt.memory_ids), ("Entity", receipt.entity_ids),
                                ("Episode", receipt.episode_ids)):
                 tx.run(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.user_id = $user DETACH DELETE n",
@@ -398,7 +385,9 @@ class Neo4jStore(Store):
         return self._run(work)
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
-        return self._run(_delete_rows, user_id)
+        counts = self._run(_delete_rows, user_id)
+        self._vectors.forget(user_id)
+        return counts
 
     # -- search ---------------------------------------------------------------------------
 
@@ -420,20 +409,11 @@ class Neo4jStore(Store):
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
-        def work(tx: neo4j.ManagedTransaction) -> list[list[tuple[str, float]]]:
-            out: list[list[tuple[str, float]]] = [[] for _ in unit]
-            for r in tx.run(
-                f"UNWIND range(0, size($qs) - 1) AS i "
-                f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $qs[i]) YIELD node AS v, score "
-                "WITH i, v, score WHERE v.user_id = $user AND v.tx_to = $far AND score >= $min "
-                "WITH i, v.memory_id AS m, max(score) AS s ORDER BY i, s DESC, m "
-                "RETURN i, collect([m, s])[..$k] AS best",
-                qs=unit.tolist(), fetch=max(10 * k, 100), user=user_id, far=FAR_FUTURE, k=k,
-                min=(1.0 + min_score) / 2.0):  # the index scores cosine as (1 + cos) / 2
-                out[r["i"]] = [(m, 2.0 * s - 1.0) for m, s in r["best"]]
-            return out
-
-        return self._run(work, write=False)
+        # Exact, over this process's copy of the user's vectors, brought up to date first.
+        entry = self._vectors.entry(user_id)
+        with entry.lock:
+            self._run(self._vectors.refresh, user_id, entry, write=False)
+            return entry.nearest(unit, k, min_score)
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
         where, params = _filter_cypher(flt)
@@ -614,18 +594,12 @@ class Neo4jStore(Store):
         return self._run(work, write=False)
 
 
-def _expect(result: neo4j.Result, wanted: int, what: str) -> None:
-    """Raise (rolling the transaction back) if a batch wrote fewer records than it holds."""
-    got = result.single()["n"]
-    if got != wanted:
-        raise ConflictError(f"only {got} of {wanted} {what} could be written; nothing was written")
-
-
 def _update_query(name: str) -> str:
     kind, _, edge_type = name.partition(":")
     match kind:
         case "version_tx":
-            return "UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) SET v.tx_to = row.value"
+            return ("UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) "
+                    "SET v.tx_to = row.value, v.seq = $seq")  # the vector caches see it
         case "edge_tx":
             return f"UNWIND $rows AS row MATCH ()-[r:{edge_type} {{id: row.id}}]->() SET r.tx_to = row.value"
         case "review":
@@ -651,6 +625,8 @@ def _delete_rows(tx: neo4j.ManagedTransaction, user_id: str) -> dict[str, int]:
                         ("entities", "Entity"), ("episodes", "Episode"), ("runs", "EditorRun")):
         counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
                               "RETURN count(n) AS c", user=user_id).single()["c"]
+    # A clock made again later gets a new epoch: other processes' caches reload the user.
+    tx.run("MATCH (c:UserClock {user_id: $user}) DELETE c", user=user_id).consume()
     return counts
 
 

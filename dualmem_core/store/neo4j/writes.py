@@ -1,0 +1,76 @@
+"""One Cypher statement that inserts a whole batch: a round trip per write, not one per table.
+
+Each table is an ``UNWIND`` inside its own ``CALL`` subquery, in dependency order (a later one
+sees what an earlier one created); every subquery returns how many rows it wrote, so a row that
+found no endpoint makes the caller roll the transaction back.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from ...timeutil import FAR_FUTURE
+from ..models import EDGE_ENDPOINTS, EdgeType
+from . import rows as R
+from .schema import NODE_LABELS
+from .vectors import BUMP_CLOCK
+
+_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
+_TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
+
+
+def insert_statement(tables: dict[str, list], user_id: str, now: datetime,
+                     bump_clock: bool) -> tuple[str, dict, dict[str, tuple[int, str]]]:
+    """(query, parameters, {column: (rows expected, what)}) inserting ``tables``' records.
+
+    With ``bump_clock`` the statement also bumps the user's clock (see ``vectors``), stamps the
+    new versions with the new seq and returns ``seq`` and ``epoch``; otherwise ``$seq`` must
+    be passed.
+    """
+    head = f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch " if bump_clock else "WITH $seq AS seq "
+    parts, params, expected = [head], {"user": user_id}, {}
+    for table in ("episodes", "entities", "memories"):
+        if tables.get(table):
+            label = _TABLE_LABELS[table]
+            params[table] = [R.with_time_pairs(_NODE_PROPS[table](r, now), label) for r in tables[table]]
+            expected[table] = (len(params[table]), table)
+            parts.append(f"CALL () {{ UNWIND ${table} AS row CREATE (n:{label}) "
+                         f"SET n = row{R.set_times('n', label, 'row')} RETURN count(n) AS {table} }} ")
+    if tables.get("versions"):
+        rows = [R.version_row(v, now) for v in tables["versions"]]
+        params["versions"] = [R.with_time_pairs(r["props"], "MemoryVersion") for r in rows]
+        expected["versions"] = (len(rows), "versions (their memory is gone)")
+        parts.append("CALL (seq) { UNWIND $versions AS row MATCH (m:Memory {id: row.memory_id}) "
+                     "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row, v.seq = seq"
+                     f"{R.set_times('v', 'MemoryVersion', 'row')} "
+                     "RETURN count(v) AS versions } ")
+        vectors = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
+                   if r["embedding"] is not None]
+        if vectors:  # float32 through the procedure: half the size of a list property
+            params["vectors"] = vectors
+            expected["vectors"] = (len(vectors), "vectors")
+            parts.append("CALL () { UNWIND $vectors AS row MATCH (v:MemoryVersion {id: row.id}) "
+                         "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
+                         "RETURN count(v) AS vectors } ")
+    by_type: dict[EdgeType, list[dict]] = defaultdict(list)
+    for edge in tables.get("edges") or ():
+        row = R.edge_row(edge, now)
+        by_type[EdgeType(edge.type)].append(row | {"props": R.with_time_pairs(row["props"], "edge")})
+    for edge_type, rows in by_type.items():
+        src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
+        name = f"edges_{edge_type.value.lower()}"
+        params[name] = rows
+        expected[name] = (len(rows), f"{edge_type.value} edges (an endpoint is gone)")
+        parts.append(f"CALL () {{ UNWIND ${name} AS row MATCH (a:{src} {{id: row.src}}) "
+                     f"MATCH (b:{dst} {{id: row.dst}}) CREATE (a)-[r:{edge_type.value}]->(b) "
+                     f"SET r = row.props{R.set_times('r', 'edge', 'row.props')} "
+                     f"RETURN count(r) AS {name} }} ")
+    columns = ["seq", *(["epoch"] if bump_clock else []), *expected]
+    parts.append("RETURN " + ", ".join(columns))
+    return "".join(parts), params, expected
+
+
+def vector_changes(versions: list) -> list[tuple[str, str, bool, object]]:
+    """What inserting ``versions`` does to a user's vector cache (see ``VectorCache.apply``)."""
+    return [(v.id, v.memory_id, v.tx_to == FAR_FUTURE, v.embedding) for v in versions]
