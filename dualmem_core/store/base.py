@@ -116,13 +116,25 @@ class Store(ABC):
         query = check_vector(vector, self.dimension, "query vector")
         return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
 
+    def hybrid_search(self, vector: Iterable[float], query: str, flt: SearchFilter,
+                      k: int = 10) -> tuple[list[SearchHit], list[SearchHit]]:
+        """``vector_search`` and ``text_search`` (empty for a query without words) together:
+        what recall asks for, in one round trip where the backend can."""
+        check_text(query, "query")
+        vector = check_vector(vector, self.dimension, "query vector")
+        return self._hybrid_search(vector / np.linalg.norm(vector), query_terms(query),
+                                   check_filter(flt), check_k(k))
+
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
+                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
+        return self._vector_search(unit_query, flt, k), self._text_search(terms, flt, k) if terms else []
+
     def nearest_memories(self, user_id: str, vectors: Sequence[Iterable[float]], k: int,
                          min_score: float) -> list[list[tuple[str, float]]]:
         """For each vector, up to k (memory id, cosine) of the user's current memories scoring at
         least ``min_score``, best first: one pass for a whole batch (the Writer's SIMILAR_TO links).
 
-        Neo4j answers from its approximate index alone, so this may miss a link there; it is
-        for linking neighbours, not for recall.
+        Exact on both backends (a scan of the user's vectors cached in this process).
         """
         check_user_id(user_id)
         if not vectors:

@@ -10,7 +10,6 @@ from datetime import datetime
 import numpy as np
 
 from ..store import EdgeType, SearchFilter, SearchHit, Store
-from ..store.base import query_terms
 from ..timeutil import utcnow
 from . import scoring
 from .results import Hit
@@ -32,8 +31,7 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
 
 def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
     depth = max(4 * k, 20)
-    lists = [store.vector_search(query_vector, flt, depth)]
-    lists.append(store.text_search(query, flt, depth) if query_terms(query) else [])
+    lists = list(store.hybrid_search(query_vector, query, flt, depth))
     candidates: dict[str, _Candidate] = {}
     for list_index, hits in enumerate(lists):
         for rank, hit in enumerate(hits, 1):

@@ -64,6 +64,15 @@ def set_times(alias: str, label: str, row: str) -> str:
                    for f in TIMES[label])
 
 
+def time_param(name: str) -> str:
+    """Cypher for the DATETIME of the ``time_pair`` passed as parameter ``name``."""
+    return f"datetime({{epochSeconds: ${name}[0], nanosecond: ${name}[1]}})"
+
+
+# FAR_FUTURE (the tx_to of what is current) as a Cypher literal: no parameter to pack at all.
+FAR_CYPHER = f"datetime('{FAR_FUTURE.isoformat()}')"
+
+
 def native(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -151,5 +160,3 @@ def to_edge(p: dict, type_: str, src: str, dst: str) -> Edge:
                 props=json.loads(p["props"]), created_by=p["created_by"],
                 tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]))
 
-
-FAR = FAR_FUTURE

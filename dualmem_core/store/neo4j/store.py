@@ -58,17 +58,15 @@ from ..planning import (
 from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
 from .vectors import BUMP_CLOCK, NEW_EPOCH, VectorCache
-from .writes import insert_statement, vector_changes
+from .writes import NO_REPLAN, insert_statement, vector_changes
 
 T = TypeVar("T")
+FAR = R.FAR_CYPHER
 log = logging.getLogger(__name__)
 # Search results leave embeddings out: the driver decodes 384 floats a hit in pure Python.
 # Times come back as integer microseconds (``rows.projection``): decoding DATETIMEs is slow too.
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
-# Cut to the top k before building result maps, so only k versions are materialised.
-_TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
-          f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
 _TABLES = ("episodes", "entities", "memories", "versions", "edges")
 
@@ -125,7 +123,8 @@ class Neo4jStore(Store):
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Reads in this block share one read transaction: one round trip each."""
+        """Reads in this block share one read transaction: one round trip each. Access counts
+        recorded just before the block may not show in the memories read inside it."""
         if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
             yield
             return
@@ -211,7 +210,7 @@ class Neo4jStore(Store):
         state: dict[Ref, TargetState] = {}
         nodes = [kind for kind in by_kind if kind != "edge"]
         if nodes:  # every node kind in one round trip
-            result = tx.run(" UNION ALL ".join(
+            result = tx.run(NO_REPLAN + " UNION ALL ".join(
                 f"UNWIND ${kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
                 f"RETURN '{kind}' AS kind, n.id AS id, n.user_id AS u, n.created_by AS c, "
                 "n.tx_to AS t, n.review_state AS s" for kind in nodes), {k: by_kind[k] for k in nodes})
@@ -392,20 +391,33 @@ class Neo4jStore(Store):
     # -- search ---------------------------------------------------------------------------
 
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
+        return self._hybrid_search(unit_query, [], flt, k)[0]
+
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
+                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
+        """Both index searches in one statement; each falls back on its own (a rare second
+        round trip) when the filters left it fewer than k hits."""
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
-        tail = (f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-                f"{_TOP_K}")
-        indexed = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
-                   "YIELD node AS v, score " + tail)
-        exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
-                 "WITH v, vector.similarity.cosine(v.embedding, $q) AS score " + tail)
-        hits = self._search(indexed, params)
-        if len(hits) < k:
-            hits = self._search(exact, params)
-        for hit in hits:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+        tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
+                  f"YIELD node AS v, score {tail}")
+        text = ""
+        if terms:
+            words = " OR ".join(f'"{t}"' for t in terms)
+            params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
+            text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
+                    f"YIELD node AS v, score {tail}")
+        lists = self._searches([vector, text], params)
+        if len(lists[0]) < k:
+            exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                     f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
+            lists[0] = self._searches([exact], params)[0]
+        if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
+            lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
+        for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
             hit.score = 2.0 * hit.score - 1.0
-        return hits
+        return lists[0], lists[1]
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
@@ -421,11 +433,26 @@ class Neo4jStore(Store):
         params |= {"lucene": f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})', "k": k}
         query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                  f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
-                 f"WHERE {where['m']} {_TOP_K}")
-        hits = self._search(query, params | {"fetch": max(k * OVERFETCH, 100)})
+                 f"WHERE {where['m']} ")
+        hits = self._searches([query], params | {"fetch": max(k * OVERFETCH, 100)})[0]
         if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
-            hits = self._search(query, params | {"fetch": 2**31 - 1})
+            hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
+
+    def _searches(self, heads: list[str], params: dict) -> list[list[SearchHit]]:
+        """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
+        each, best first. An empty head gives an empty list."""
+        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
+                 f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
+                 for i, head in enumerate(heads) if head]
+        query = "".join(parts) + "RETURN " + ", ".join(f"hits{i}" for i, h in enumerate(heads) if h)
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[SearchHit]]:
+            record = tx.run(query, params).single()
+            return [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
+                     for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+
+        return self._run(work, write=False)
 
     def _search(self, query: str, params: dict) -> list[SearchHit]:
         def work(tx: neo4j.ManagedTransaction) -> list[SearchHit]:
@@ -441,12 +468,12 @@ class Neo4jStore(Store):
             pairs = []
             for r in tx.run(
                 "MATCH (s:Memory)-[r1:MENTIONS]->(e:Entity) WHERE s.id IN $seeds AND s.user_id = $user "
-                "AND r1.tx_to = $far WITH e, collect(DISTINCT s.id) AS seeds "
-                "WHERE COUNT { (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = $far } <= $max "
-                "OPTIONAL MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = $far "
+                f"AND r1.tx_to = {FAR} WITH e, collect(DISTINCT s.id) AS seeds "
+                f"WHERE COUNT {{ (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} }} <= $max "
+                f"OPTIONAL MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = {FAR} "
                 "AND NOT n.id IN $seeds AND n.user_id = $user "
                 "RETURN e.id AS entity, seeds, collect(n.id) AS members",
-                seeds=memory_ids, user=user_id, far=FAR_FUTURE, max=max_entity_degree):
+                seeds=memory_ids, user=user_id, max=max_entity_degree):
                 seeds_of[r["entity"]] = tuple(sorted(r["seeds"]))
                 pairs += [(m, r["entity"]) for m in r["members"]]
             return pairs, seeds_of
@@ -459,8 +486,15 @@ class Neo4jStore(Store):
     def _read(self, query: str, convert: Callable[[dict], T], **params: Any) -> list[T]:
         return self._run(lambda tx: [convert(r["n"]) for r in tx.run(query, params)], write=False)
 
+    def _flush_accesses(self) -> None:
+        """Write queued access counts before a read returning memories, except inside a
+        ``reading()`` block: recall reads memories without their counts, and waiting there
+        for the previous recall's count write would cost every recall a write transaction."""
+        if getattr(self._pinned, "tx", None) is None:
+            self._accesses.flush()
+
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
-        self._accesses.flush()
+        self._flush_accesses()
         return self._read("MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
                           f"RETURN {_MEMORY} AS n", R.to_memory, ids=ids, user=user_id)
 
@@ -511,9 +545,9 @@ class Neo4jStore(Store):
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         return self._read(
             "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.content_hash IN $hashes "
-            f"AND v.tx_to = $far RETURN {R.projection('v', 'MemoryVersion')} AS n "
+            f"AND v.tx_to = {FAR} RETURN {R.projection('v', 'MemoryVersion')} AS n "
             "ORDER BY v.tx_from, v.id",
-            R.to_version, user=user_id, hashes=hashes, far=FAR_FUTURE)
+            R.to_version, user=user_id, hashes=hashes)
 
     def _export_graph(self, user_id: str) -> UserGraph:
         self._accesses.flush()
@@ -540,7 +574,7 @@ class Neo4jStore(Store):
                           user=user_id, keys=keys)
 
     def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
-        self._accesses.flush()
+        self._flush_accesses()
         where, params = _filter_cypher(flt)
         wanted = "v.predicate IS NOT NULL" if predicates is None else "v.predicate IN $predicates"
         return self._search(
@@ -634,8 +668,9 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
     if all_versions:
         return "true", {}
     if known_at is None:
-        return f"{alias}.tx_to = $far", {"far": FAR_FUTURE}
-    return f"{alias}.tx_from <= $known AND $known < {alias}.tx_to", {"known": known_at}
+        return f"{alias}.tx_to = {FAR}", {}
+    known = R.time_param("known")  # times go as integer pairs: a DATETIME parameter packs slowly
+    return f"{alias}.tx_from <= {known} AND {known} < {alias}.tx_to", {"known": R.time_pair(known_at)}
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
@@ -643,8 +678,9 @@ def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
     v, m = ["v.user_id = $user", tx_where], ["true"]
     params["user"] = flt.user_id
     if flt.valid_at is not None:
-        v.append("v.valid_from <= $valid AND $valid < v.valid_to")
-        params["valid"] = flt.valid_at
+        valid = R.time_param("valid")
+        v.append(f"v.valid_from <= {valid} AND {valid} < v.valid_to")
+        params["valid"] = R.time_pair(flt.valid_at)
     if flt.statuses is not None:
         v.append("v.status IN $statuses")
         params["statuses"] = list(flt.statuses)

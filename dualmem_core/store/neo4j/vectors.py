@@ -21,7 +21,7 @@ from collections import OrderedDict
 import neo4j
 import numpy as np
 
-from ...timeutil import FAR_FUTURE
+from .rows import FAR_CYPHER
 
 CLOCK_LABEL = "UserClock"
 # Locks the user's clock for the rest of the write transaction and returns the new seq.
@@ -141,16 +141,16 @@ class VectorCache:
         if epoch != entry.epoch or entry.seq < 0:  # deletions (or a first read): the whole user again
             fresh = UserVectors(self.dimension, epoch, seq)
             fresh.apply([(r["id"], r["m"], True, r["e"]) for r in tx.run(
-                "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = $far "
+                f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
                 "AND v.embedding IS NOT NULL RETURN v.id AS id, v.memory_id AS m, v.embedding AS e",
-                user=user_id, far=FAR_FUTURE)])
+                user=user_id)])
             entry.matrix, entry.memory_ids, entry.row_of, entry.live = (
                 fresh.matrix, fresh.memory_ids, fresh.row_of, fresh.live)
         else:  # upserts are idempotent, so rows committed after the clock read do no harm
             entry.apply([(r["id"], r["m"], r["current"], r["e"]) for r in tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
-                "RETURN v.id AS id, v.memory_id AS m, v.tx_to = $far AS current, v.embedding AS e",
-                user=user_id, since=entry.seq, far=FAR_FUTURE)])
+                f"RETURN v.id AS id, v.memory_id AS m, v.tx_to = {FAR_CYPHER} AS current, v.embedding AS e",
+                user=user_id, since=entry.seq)])
         entry.epoch, entry.seq = epoch, seq
 
     def written(self, user_id: str, epoch: str, seq: int,
