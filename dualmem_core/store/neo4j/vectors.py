@@ -79,13 +79,13 @@ class UserVectors:
         size = len(self.memory_ids)
         if size == 0:
             return [[] for _ in unit]
-        scores = self.matrix[:size] @ unit.T.astype(np.float32)  # rows x queries
-        scores[~self.live[:size]] = -np.inf
+        # queries x rows: each query's scores contiguous, so finding those above the bar is cheap
+        scores = unit.astype(np.float32) @ self.matrix[:size].T
+        live = self.live[:size]
         out = []
-        for column in scores.T:
-            found = np.flatnonzero(column >= min_score)
-            best = self._best(column, found, k, _WIDE + 4 * k)
-            out.append(best)
+        for row in scores:
+            found = np.flatnonzero(row >= min_score)
+            out.append(self._best(row, found[live[found]], k, _WIDE + 4 * k))
         return out
 
     def _best(self, column: np.ndarray, found: np.ndarray, k: int, wide: int) -> list[tuple[str, float]]:
