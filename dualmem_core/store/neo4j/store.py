@@ -230,25 +230,33 @@ class Neo4jStore(Store):
                                                              edge_type=edge_type.value)
         return state
 
-    def _insert(self, tx: neo4j.ManagedTransaction, user_id: str, tables: dict[str, list],
-                now: datetime, seq: int | None = None) -> tuple[str | None, int]:
+    def _insert(self, tx: neo4j.ManagedTransaction, user_id: str, tables: dict[str, list], now: datetime,
+                seq: int | None = None, wanted: set[Ref] | None = None) -> tuple[str | None, int]:
         """Insert the records in one statement; without ``seq``, bump the user's clock for it.
-        Returns the clock's (epoch, seq) after the write (epoch None when ``seq`` was given)."""
-        query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None)
+        ``wanted`` records must exist for this user (checked in the same statement, the whole
+        transaction rolled back if not). Returns the clock's (epoch, seq) after the write
+        (epoch None when ``seq`` was given)."""
+        refs: dict[str, list[str]] = defaultdict(list)
+        for kind, rid in sorted(wanted or ()):
+            refs[kind].append(rid)
+        query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
         record = tx.run(query, params, seq=seq).single()
-        for column, (wanted, what) in expected.items():
-            if record[column] != wanted:
-                raise ConflictError(f"only {record[column]} of {wanted} {what} could be written; "
+        if wanted:
+            state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
+            check_batch_refs(user_id, state, wanted, set())
+        for column, (count, what) in expected.items():
+            if record[column] != count:
+                raise ConflictError(f"only {record[column]} of {count} {what} could be written; "
                                     "nothing was written")
         return (record["epoch"] if seq is None else None), record["seq"]
 
     def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
                         now: datetime) -> tuple[str | None, int]:
-        # Two round trips: the state of what the batch points at, then the insert. Uniqueness
-        # constraints guard every new id (a clash raises ConflictError and rolls back).
-        wanted = batch_external_refs(batch)
-        check_batch_refs(user_id, self._read_state(tx, wanted), wanted, set())
-        return self._insert(tx, user_id, {t: getattr(batch, t) for t in _TABLES}, now)
+        # One round trip: the statement reads the owners of what the batch points at, then
+        # inserts; a batch pointing at what is missing or another user's is rolled back whole.
+        # Uniqueness constraints guard every new id (a clash raises ConflictError).
+        return self._insert(tx, user_id, {t: getattr(batch, t) for t in _TABLES}, now,
+                            wanted=batch_external_refs(batch))
 
     # -- writes ---------------------------------------------------------------------------
 

@@ -24,17 +24,31 @@ _NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entitie
 _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
 
 
-def insert_statement(tables: dict[str, list], user_id: str, now: datetime,
-                     bump_clock: bool) -> tuple[str, dict, dict[str, tuple[int, str]]]:
+Statement = tuple[str, dict, dict[str, tuple[int, str]]]
+
+
+def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_clock: bool,
+                     refs: dict[str, list[str]] | None = None) -> Statement:
     """(query, parameters, {column: (rows expected, what)}) inserting ``tables``' records.
 
     With ``bump_clock`` the statement also bumps the user's clock (see ``vectors``), stamps the
     new versions with the new seq and returns ``seq`` and ``epoch``; otherwise ``$seq`` must
-    be passed.
+    be passed. With ``refs`` ({node kind: ids}) it first reads the owner of each of those
+    records that exists, returned as ``state`` ([kind, id, user_id] each), for the caller to
+    check (and roll back on) before it trusts the counts.
     """
-    head = f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch " if bump_clock else "WITH $seq AS seq "
-    head = NO_REPLAN + head
-    parts, params, expected = [head], {"user": user_id}, {}
+    parts, params, expected = [NO_REPLAN], {"user": user_id}, {}
+    carried = ""
+    if refs:
+        reads = []
+        for kind, ids in refs.items():
+            params[f"ref_{kind}"] = ids
+            reads.append(f"UNWIND $ref_{kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) "
+                         f"RETURN ['{kind}', n.id, n.user_id] AS s")
+        parts.append(f"CALL () {{ CALL () {{ {' UNION ALL '.join(reads)} }} RETURN collect(s) AS state }} ")
+        carried = ", state"
+    parts.append(f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch{carried} " if bump_clock
+                 else f"WITH $seq AS seq{carried} ")
     for table in ("episodes", "entities", "memories"):
         if tables.get(table):
             label = _TABLE_LABELS[table]
@@ -71,7 +85,7 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime,
                      f"MATCH (b:{dst} {{id: row.dst}}) CREATE (a)-[r:{edge_type.value}]->(b) "
                      f"SET r = row.props{R.set_times('r', 'edge', 'row.props')} "
                      f"RETURN count(r) AS {name} }} ")
-    columns = ["seq", *(["epoch"] if bump_clock else []), *expected]
+    columns = ["seq", *(["epoch"] if bump_clock else []), *(["state"] if refs else []), *expected]
     parts.append("RETURN " + ", ".join(columns))
     return "".join(parts), params, expected
 
