@@ -236,12 +236,14 @@ class Neo4jStore(Store):
         ``wanted`` records must exist for this user (checked in the same statement, the whole
         transaction rolled back if not). Returns the clock's (epoch, seq) after the write
         (epoch None when ``seq`` was given)."""
-        refs: dict[str, list[str]] = defaultdict(list)
-        for kind, rid in sorted(wanted or ()):
-            refs[kind].append(rid)
+        refs: dict[str, list[str]] | None = None
+        if wanted is not None:
+            refs = defaultdict(list)
+            for kind, rid in sorted(wanted):
+                refs[kind].append(rid)
         query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
         record = tx.run(query, params, seq=seq).single()
-        if wanted:
+        if wanted is not None:
             state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
             check_batch_refs(user_id, state, wanted, set())
         for column, (count, what) in expected.items():
