@@ -40,15 +40,17 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
 
     The text depends only on ``bump_clock`` and ``refs is None`` (every table and edge type
     is always there, empty or not), so Neo4j plans it once: a cold plan of a statement this
-    size took seconds, and varying which tables a batch fills made dozens of them.
+    size took seconds, and varying which tables a batch fills made dozens of them. For the
+    same reason every list travels inside one map parameter ``$b``: Neo4j keys its plan cache
+    on the parameters' types too, and an empty list has another type than a list of maps.
     """
-    parts, params, expected = [NO_REPLAN], {"user": user_id}, {}
+    parts, rows_of, expected = [NO_REPLAN], {}, {}
     carried = ""
     if refs is not None:
         reads = []
         for kind in sorted({*_REF_KINDS, *refs}):
-            params[f"ref_{kind}"] = refs.get(kind, [])
-            reads.append(f"UNWIND $ref_{kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) "
+            rows_of[f"ref_{kind}"] = refs.get(kind, [])
+            reads.append(f"UNWIND $b.ref_{kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) "
                          f"RETURN ['{kind}', n.id, n.user_id] AS s")
         parts.append(f"CALL () {{ CALL () {{ {' UNION ALL '.join(reads)} }} RETURN collect(s) AS state }} ")
         carried = ", state"
@@ -57,22 +59,22 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
     for table in ("episodes", "entities", "memories"):
         label = _TABLE_LABELS[table]
         records = tables.get(table) or ()
-        params[table] = [R.with_time_pairs(_NODE_PROPS[table](r, now), label) for r in records]
-        expected[table] = (len(params[table]), table)
-        parts.append(f"CALL () {{ UNWIND ${table} AS row CREATE (n:{label}) "
+        rows_of[table] = [R.with_time_pairs(_NODE_PROPS[table](r, now), label) for r in records]
+        expected[table] = (len(rows_of[table]), table)
+        parts.append(f"CALL () {{ UNWIND $b.{table} AS row CREATE (n:{label}) "
                      f"SET n = row{R.set_times('n', label, 'row')} RETURN count(n) AS {table} }} ")
     rows = [R.version_row(v, now) for v in tables.get("versions") or ()]
-    params["versions"] = [R.with_time_pairs(r["props"], "MemoryVersion") for r in rows]
+    rows_of["versions"] = [R.with_time_pairs(r["props"], "MemoryVersion") for r in rows]
     expected["versions"] = (len(rows), "versions (their memory is gone)")
-    parts.append("CALL (seq) { UNWIND $versions AS row MATCH (m:Memory {id: row.memory_id}) "
+    parts.append("CALL (seq) { UNWIND $b.versions AS row MATCH (m:Memory {id: row.memory_id}) "
                  "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row, v.seq = seq"
                  f"{R.set_times('v', 'MemoryVersion', 'row')} "
                  "RETURN count(v) AS versions } ")
     # float32 through the procedure: half the size of a list property
-    params["vectors"] = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
+    rows_of["vectors"] = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
                          if r["embedding"] is not None]
-    expected["vectors"] = (len(params["vectors"]), "vectors")
-    parts.append("CALL () { UNWIND $vectors AS row MATCH (v:MemoryVersion {id: row.id}) "
+    expected["vectors"] = (len(rows_of["vectors"]), "vectors")
+    parts.append("CALL () { UNWIND $b.vectors AS row MATCH (v:MemoryVersion {id: row.id}) "
                  "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
                  "RETURN count(v) AS vectors } ")
     by_type: dict[EdgeType, list[dict]] = defaultdict(list)
@@ -82,15 +84,15 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
     for edge_type in EdgeType:
         src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
         name = f"edges_{edge_type.value.lower()}"
-        params[name] = by_type[edge_type]
-        expected[name] = (len(params[name]), f"{edge_type.value} edges (an endpoint is gone)")
-        parts.append(f"CALL () {{ UNWIND ${name} AS row MATCH (a:{src} {{id: row.src}}) "
+        rows_of[name] = by_type[edge_type]
+        expected[name] = (len(rows_of[name]), f"{edge_type.value} edges (an endpoint is gone)")
+        parts.append(f"CALL () {{ UNWIND $b.{name} AS row MATCH (a:{src} {{id: row.src}}) "
                      f"MATCH (b:{dst} {{id: row.dst}}) CREATE (a)-[r:{edge_type.value}]->(b) "
                      f"SET r = row.props{R.set_times('r', 'edge', 'row.props')} "
                      f"RETURN count(r) AS {name} }} ")
     columns = ["seq", *(["epoch"] if bump_clock else []), *(["state"] if refs is not None else []), *expected]
     parts.append("RETURN " + ", ".join(columns))
-    return "".join(parts), params, expected
+    return "".join(parts), {"user": user_id, "b": rows_of}, expected
 
 
 def vector_changes(versions: list) -> list[tuple[str, str, bool, object]]:
