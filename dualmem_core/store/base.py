@@ -159,6 +159,27 @@ class Store(ABC):
             return []
         return self._entity_neighbours(user_id, list(memory_ids), max_entity_degree, limit)
 
+    def expand(self, flt: SearchFilter, seeds: Sequence[str], known: Iterable[str], *,
+               max_entity_degree: int = 50, limit: int = 50) -> tuple[list[Neighbour], list[Memory],
+                                                                      list[MemoryVersion]]:
+        """Recall's one hop: ``entity_neighbours`` of the seeds, and for the neighbours not in
+        ``known`` their memories and their versions believed at ``flt.known_at`` (without
+        vectors). One round trip where the backend can."""
+        check_filter(flt)
+        if not seeds:
+            return [], [], []
+        return self._expand(flt.user_id, list(seeds), set(known), flt.known_at, max_entity_degree, limit)
+
+    def _expand(self, user_id: str, seeds: list[str], known: set[str], known_at: datetime | None,
+                max_entity_degree: int, limit: int) -> tuple[list[Neighbour], list[Memory],
+                                                             list[MemoryVersion]]:
+        neighbours = self._entity_neighbours(user_id, seeds, max_entity_degree, limit)
+        new_ids = [n.memory_id for n in neighbours if n.memory_id not in known]
+        if not new_ids:
+            return neighbours, [], []
+        return (neighbours, self._get_memories(user_id, new_ids),
+                self._get_versions(user_id, new_ids, known_at, False, False))
+
     def get_memories(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
         return self._get_memories(check_user_id(user_id), list(ids)) if ids else []
 

@@ -129,18 +129,15 @@ def _expand(
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
         return
-    neighbours = store.entity_neighbours(flt.user_id, seeds, max_entity_degree=HUB_DEGREE, limit=50)
+    known = {c.hit.memory.id for c in candidates.values()}
+    # Neighbours count by what they share; their vectors stay in the store (they would be
+    # in the vector list already if they were close to the query).
+    neighbours, found, versions = store.expand(flt, seeds, known, max_entity_degree=HUB_DEGREE, limit=50)
     shared = {n.memory_id: len(n.via_entities) for n in neighbours}
     for cand in candidates.values():
         cand.signals.shared_entities = shared.get(cand.hit.memory.id, 0)
-    known = {c.hit.memory.id for c in candidates.values()}
-    new_ids = [m for m in shared if m not in known]
-    if not new_ids:
-        return
-    memories = {m.id: m for m in store.get_memories(flt.user_id, new_ids)}
-    # Neighbours count by what they share; their vectors stay in the store (they would be
-    # in the vector list already if they were close to the query).
-    for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at, embeddings=False):
+    memories = {m.id: m for m in found}
+    for version in versions:
         memory = memories.get(version.memory_id)
         if memory is None or not _admits(
             flt,

@@ -493,6 +493,41 @@ class Neo4jStore(Store):
         pairs, seeds_of = self._run(work, write=False)
         return rank_neighbours(pairs, seeds_of, limit)
 
+    def _expand(self, user_id: str, seeds: list[str], known: set[str], known_at: datetime | None,
+                max_entity_degree: int, limit: int) -> tuple[list[Neighbour], list[Memory],
+                                                             list[MemoryVersion]]:
+        # One statement: the neighbours ranked as ``rank_neighbours`` ranks them, then the
+        # memory and versions of each one the caller does not hold yet.
+        self._flush_accesses()
+        tx_where, params = _tx_cypher("v", known_at, False)
+        query = (
+            "MATCH (s:Memory)-[r1:MENTIONS]->(e:Entity) WHERE s.id IN $seeds AND s.user_id = $user "
+            f"AND r1.tx_to = {FAR} WITH e, collect(DISTINCT s.id) AS seeds "
+            f"WHERE COUNT {{ (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} }} <= $max "
+            f"MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = {FAR} AND NOT n.id IN $seeds "
+            "AND n.user_id = $user "
+            "WITH n, collect(DISTINCT e.id) AS via, collect(seeds) AS seed_lists "
+            "ORDER BY size(via) DESC, n.id LIMIT $limit "
+            "CALL (n) { MATCH (v:MemoryVersion)-[:VERSION_OF]->(n) WHERE NOT n.id IN $held "
+            f"AND v.user_id = $user AND {tx_where} RETURN collect({_VERSION_NO_VECTOR}) AS versions }} "
+            f"RETURN n.id AS id, via, seed_lists, versions, "
+            f"CASE WHEN n.id IN $held THEN null ELSE {R.projection('n', 'Memory')} END AS m")
+
+        def work(tx: neo4j.ManagedTransaction) -> list:
+            return list(tx.run(query, params, seeds=seeds, user=user_id, max=max_entity_degree,
+                               limit=limit, held=sorted(known)))
+
+        neighbours, memories, versions = [], [], []
+        for r in self._run(work, write=False):
+            neighbours.append(Neighbour(r["id"], tuple(sorted(r["via"])),
+                                        tuple(sorted({s for seeds_ in r["seed_lists"] for s in seeds_}))))
+            if r["m"] is not None:
+                memories.append(R.to_memory(r["m"]))
+                versions += [R.to_version(v) for v in r["versions"]]
+        neighbours.sort(key=lambda n: (-len(n.via_entities), n.memory_id))
+        versions.sort(key=lambda v: (v.memory_id, v.tx_from, v.valid_from, v.id))
+        return neighbours, memories, versions
+
     # -- reads ----------------------------------------------------------------------------
 
     def _read(self, query: str, convert: Callable[[dict], T], **params: Any) -> list[T]:
