@@ -46,6 +46,7 @@ def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
     store.vector_search(vec(1, 0), SearchFilter(user, valid_at=at(3)), 50)  # exact fallback too
     store.text_search("Alice Lyon", SearchFilter(user, known_at=at(12)), 5)
     store.entity_neighbours(user, [mem.id])
+    store.expand(SearchFilter(user, known_at=at(12)), [mem.id], [])
     store.get_versions(user, [mem.id], known_at=at(12))
     store.get_edges(user, node_ids=[mem.id])
     store.get_memories(user, [mem.id])

@@ -64,9 +64,10 @@ def test_neo4j_killed_mid_transaction_gives_a_clear_error_nothing_half_written_a
         caught: dict[str, object] = {}
 
         def insert_and_hold(tx, user_id, batch, now):  # the Writer's rows sent, its commit held back
-            original_insert(tx, user_id, batch, now)
+            inserted = original_insert(tx, user_id, batch, now)
             writer_in_tx.set()
             killed.wait(60)
+            return inserted
 
         def remember_late() -> None:
             started = time.monotonic()
@@ -75,8 +76,8 @@ def test_neo4j_killed_mid_transaction_gives_a_clear_error_nothing_half_written_a
             except StoreUnavailable as exc:
                 caught["writer"], caught["writer_s"] = exc, time.monotonic() - started
 
-        def publish_then_die(tx, ops, state, now):  # the Editor's operations sent, not committed
-            original_plan(tx, ops, state, now)
+        def publish_then_die(tx, user_id, ops, *rest):  # the Editor's operations sent, not committed
+            original_plan(tx, user_id, ops, *rest)
             if killed.is_set():
                 return
             caught["editor_ops"] = len(ops)

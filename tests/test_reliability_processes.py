@@ -219,8 +219,8 @@ def _stall_before_commit(store, marker: Path) -> None:
     else:
         original_plan = type(store)._apply_plan
 
-        def apply_plan(self, tx, ops, state, now):  # then only the run record and COMMIT
-            original_plan(self, tx, ops, state, now)
+        def apply_plan(self, tx, user_id, ops, *rest):  # then only the run record and COMMIT
+            original_plan(self, tx, user_id, ops, *rest)
             stall(len(ops))
 
         type(store)._apply_plan = apply_plan

@@ -269,16 +269,25 @@ def test_both_backends_export_the_same_graph(neo4j_store, tmp_path, user):
     sqlite_store.close()
 
 
-def test_failure_mid_batch_writes_nothing(store, user, monkeypatch):
+def test_failure_mid_batch_writes_nothing(store, backend, user, monkeypatch):
     b = _full_graph(user)
-    real = store._insert_rows
+    if backend == "neo4j":  # one statement writes every table: fail after it, before the commit
+        real_insert = store._insert
 
-    def failing(tx, table, records, now):
-        if table == "edges":
-            raise RuntimeError("injected failure while writing edges")
-        return real(tx, table, records, now)
+        def failing_after(tx, *args, **kwargs):
+            real_insert(tx, *args, **kwargs)
+            raise RuntimeError("injected failure after writing every table")
 
-    monkeypatch.setattr(store, "_insert_rows", failing)
+        monkeypatch.setattr(store, "_insert", failing_after)
+    else:
+        real = store._insert_rows
+
+        def failing(tx, table, records, now):
+            if table == "edges":
+                raise RuntimeError("injected failure while writing edges")
+            return real(tx, table, records, now)
+
+        monkeypatch.setattr(store, "_insert_rows", failing)
     with pytest.raises(RuntimeError, match="injected"):
         store.write(b.batch)
     monkeypatch.undo()

@@ -117,13 +117,25 @@ class Store(ABC):
         query = check_vector(vector, self.dimension, "query vector")
         return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
 
+    def hybrid_search(self, vector: Iterable[float], query: str, flt: SearchFilter,
+                      k: int = 10) -> tuple[list[SearchHit], list[SearchHit]]:
+        """``vector_search`` and ``text_search`` (empty for a query without words) together:
+        what recall asks for, in one round trip where the backend can."""
+        check_text(query, "query")
+        vector = check_vector(vector, self.dimension, "query vector")
+        return self._hybrid_search(vector / np.linalg.norm(vector), query_terms(query),
+                                   check_filter(flt), check_k(k))
+
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
+                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
+        return self._vector_search(unit_query, flt, k), self._text_search(terms, flt, k) if terms else []
+
     def nearest_memories(self, user_id: str, vectors: Sequence[Iterable[float]], k: int,
                          min_score: float) -> list[list[tuple[str, float]]]:
         """For each vector, up to k (memory id, cosine) of the user's current memories scoring at
         least ``min_score``, best first: one pass for a whole batch (the Writer's SIMILAR_TO links).
 
-        Neo4j answers from its approximate index alone, so this may miss a link there; it is
-        for linking neighbours, not for recall.
+        Exact on both backends (a scan of the user's vectors cached in this process).
         """
         check_user_id(user_id)
         if not vectors:
@@ -147,6 +159,27 @@ class Store(ABC):
         if not memory_ids:
             return []
         return self._entity_neighbours(user_id, list(memory_ids), max_entity_degree, limit)
+
+    def expand(self, flt: SearchFilter, seeds: Sequence[str], known: Iterable[str], *,
+               max_entity_degree: int = 50, limit: int = 50) -> tuple[list[Neighbour], list[Memory],
+                                                                      list[MemoryVersion]]:
+        """Recall's one hop: ``entity_neighbours`` of the seeds, and for the neighbours not in
+        ``known`` their memories and their versions believed at ``flt.known_at`` (without
+        vectors). One round trip where the backend can."""
+        check_filter(flt)
+        if not seeds:
+            return [], [], []
+        return self._expand(flt.user_id, list(seeds), set(known), flt.known_at, max_entity_degree, limit)
+
+    def _expand(self, user_id: str, seeds: list[str], known: set[str], known_at: datetime | None,
+                max_entity_degree: int, limit: int) -> tuple[list[Neighbour], list[Memory],
+                                                             list[MemoryVersion]]:
+        neighbours = self._entity_neighbours(user_id, seeds, max_entity_degree, limit)
+        new_ids = [n.memory_id for n in neighbours if n.memory_id not in known]
+        if not new_ids:
+            return neighbours, [], []
+        return (neighbours, self._get_memories(user_id, new_ids),
+                self._get_versions(user_id, new_ids, known_at, False, False))
 
     def get_memories(self, user_id: str, ids: Sequence[str]) -> list[Memory]:
         return self._get_memories(check_user_id(user_id), list(ids)) if ids else []

@@ -10,7 +10,6 @@ from datetime import datetime
 import numpy as np
 
 from ..store import EdgeType, SearchFilter, SearchHit, Store
-from ..store.base import query_terms
 from ..timeutil import utcnow
 from . import scoring
 from .results import Hit
@@ -32,8 +31,7 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
 
 def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
     depth = max(4 * k, 20)
-    lists = [store.vector_search(query_vector, flt, depth)]
-    lists.append(store.text_search(query, flt, depth) if query_terms(query) else [])
+    lists = list(store.hybrid_search(query_vector, query, flt, depth))
     candidates: dict[str, _Candidate] = {}
     for list_index, hits in enumerate(lists):
         for rank, hit in enumerate(hits, 1):
@@ -131,18 +129,15 @@ def _expand(
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
         return
-    neighbours = store.entity_neighbours(flt.user_id, seeds, max_entity_degree=HUB_DEGREE, limit=50)
+    known = {c.hit.memory.id for c in candidates.values()}
+    # Neighbours count by what they share; their vectors stay in the store (they would be
+    # in the vector list already if they were close to the query).
+    neighbours, found, versions = store.expand(flt, seeds, known, max_entity_degree=HUB_DEGREE, limit=50)
     shared = {n.memory_id: len(n.via_entities) for n in neighbours}
     for cand in candidates.values():
         cand.signals.shared_entities = shared.get(cand.hit.memory.id, 0)
-    known = {c.hit.memory.id for c in candidates.values()}
-    new_ids = [m for m in shared if m not in known]
-    if not new_ids:
-        return
-    memories = {m.id: m for m in store.get_memories(flt.user_id, new_ids)}
-    # Neighbours count by what they share; their vectors stay in the store (they would be
-    # in the vector list already if they were close to the query).
-    for version in store.get_versions(flt.user_id, new_ids, known_at=flt.known_at, embeddings=False):
+    memories = {m.id: m for m in found}
+    for version in versions:
         memory = memories.get(version.memory_id)
         if memory is None or not _admits(
             flt,

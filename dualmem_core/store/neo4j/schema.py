@@ -20,6 +20,8 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE CONSTRAINT editor_run_key IF NOT EXISTS FOR (n:EditorRun) REQUIRE n.key IS UNIQUE",
         "CREATE CONSTRAINT dualmem_meta_key IF NOT EXISTS FOR (n:DualmemMeta) REQUIRE n.key IS UNIQUE",
         "CREATE CONSTRAINT editor_lease_user IF NOT EXISTS FOR (n:EditorLease) REQUIRE n.user_id IS UNIQUE",
+        # Each user's write clock (see ``vectors``): MERGEd by every write, so it must be unique.
+        "CREATE CONSTRAINT user_clock_user IF NOT EXISTS FOR (n:UserClock) REQUIRE n.user_id IS UNIQUE",
         "CREATE INDEX episode_user_source IF NOT EXISTS FOR (n:Episode) ON (n.user_id, n.source_id)",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
         "CREATE INDEX episode_user IF NOT EXISTS FOR (n:Episode) ON (n.user_id)",
@@ -29,6 +31,7 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE INDEX version_user_memory IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.memory_id)",
         "CREATE INDEX version_user_hash IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.content_hash)",
         "CREATE INDEX version_user_predicate IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.predicate)",
+        "CREATE INDEX version_user_seq IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.seq)",
         "CREATE INDEX version_tx_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.tx_to)",
         "CREATE INDEX version_valid_from IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_from)",
         "CREATE INDEX version_valid_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_to)",
@@ -43,7 +46,11 @@ def schema_statements(dimension: int) -> list[str]:
     for edge_type in EDGE_ENDPOINTS:
         name = edge_type.value.lower()
         statements += [
-            f"CREATE INDEX edge_{name}_id IF NOT EXISTS FOR ()-[r:{edge_type.value}]-() ON (r.id)",
+            # Edge ids are unique per type by constraint, so a write need not look them up first;
+            # the constraint brings its own index, replacing the plain one of older stores.
+            f"DROP INDEX edge_{name}_id IF EXISTS",
+            f"CREATE CONSTRAINT edge_{name}_id_unique IF NOT EXISTS "
+            f"FOR ()-[r:{edge_type.value}]-() REQUIRE r.id IS UNIQUE",
             f"CREATE INDEX edge_{name}_user IF NOT EXISTS FOR ()-[r:{edge_type.value}]-() ON (r.user_id)",
         ]
     return statements

@@ -1,6 +1,7 @@
 """The Neo4j store: the production graph (a server, Aura or a cluster) behind the same contract.
 
-Every write is a handful of UNWIND batches in one transaction. Searches go through the HNSW
+A write is two statements in one transaction (the state of what it points at, then every
+table's rows in one statement, see ``writes``). Searches go through the HNSW
 vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
 a search over-fetches and falls back to an exact, user-scoped scan when the filters leave
 fewer than k hits, so a filter never thins the results.
@@ -51,7 +52,6 @@ from ..planning import (
     Ref,
     TargetState,
     batch_external_refs,
-    batch_new_refs,
     change_refs,
     check_batch_refs,
     plan_changes,
@@ -59,19 +59,22 @@ from ..planning import (
 from . import lease as leases
 from . import rows as R
 from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
+from .vectors import BUMP_CLOCK, NEW_EPOCH, VectorCache
+from .writes import NO_REPLAN, insert_statement, vector_changes
 
 T = TypeVar("T")
+FAR = R.FAR_CYPHER
 log = logging.getLogger(__name__)
 # Search results leave embeddings out: the driver decodes 384 floats a hit in pure Python.
 # Times come back as integer microseconds (``rows.projection``): decoding DATETIMEs is slow too.
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
-# Cut to the top k before building result maps, so only k versions are materialised.
-_TOP_K = ("WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
-          f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, score ORDER BY score DESC, v.id")
 OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
-_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
-_TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
+# An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
+# (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
+_NOT_A_HUB = (f"CALL (e) {{ MATCH (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} WITH r LIMIT $max + 1 "
+              "RETURN count(r) AS mentions } WITH e, seeds WHERE mentions <= $max ")
+_TABLES = ("episodes", "entities", "memories", "versions", "edges")
 
 
 class Neo4jStore(Store):
@@ -113,6 +116,7 @@ class Neo4jStore(Store):
         self._pinned = threading.local()  # the read transaction of a ``reading()`` block
         self._accesses = _AccessRecorder(self)
         self.dimension = self._set_up_schema(dimension)
+        self._vectors = VectorCache(self.dimension)  # the Writer's SIMILAR_TO neighbours
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -130,7 +134,8 @@ class Neo4jStore(Store):
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Reads in this block share one read transaction: one round trip each."""
+        """Reads in this block share one read transaction: one round trip each. Access counts
+        recorded just before the block may not show in the memories read inside it."""
         if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
             yield
             return
@@ -215,6 +220,14 @@ class Neo4jStore(Store):
         # nothing can change a target between this check and the change that depends on it.
         touch = "SET n.user_id = n.user_id " if lock else ""
         state: dict[Ref, TargetState] = {}
+        nodes = [kind for kind in by_kind if kind != "edge"]
+        if nodes:  # every node kind in one round trip
+            result = tx.run(NO_REPLAN + " UNION ALL ".join(
+                f"UNWIND ${kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
+                f"RETURN '{kind}' AS kind, n.id AS id, n.user_id AS u, n.created_by AS c, "
+                "n.tx_to AS t, n.review_state AS s" for kind in nodes), {k: by_kind[k] for k in nodes})
+            for r in result:
+                state[(r["kind"], r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
         for kind, ids in by_kind.items():
             if kind == "edge":
                 for edge_type in EdgeType:
@@ -227,62 +240,43 @@ class Neo4jStore(Store):
                     for r in result:
                         state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]),
                                                              edge_type=edge_type.value)
-                continue
-            result = tx.run(
-                f"UNWIND $ids AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
-                "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t, "
-                "n.review_state AS s", ids=ids)
-            for r in result:
-                state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
         return state
 
-    def _insert_rows(self, tx: neo4j.ManagedTransaction, table: str, records: list,
-                     now: datetime) -> None:
-        if not records:
-            return
-        if table in _NODE_PROPS:
-            rows = [_NODE_PROPS[table](r, now) for r in records]
-            _expect(tx.run(f"UNWIND $rows AS row CREATE (n:{_TABLE_LABELS[table]}) SET n = row "
-                           "RETURN count(n) AS n", rows=rows), len(rows), table)
-        elif table == "versions":
-            rows = [R.version_row(v, now) for v in records]
-            _expect(tx.run(  # embeddings go once, below, not with the properties as well
-                "UNWIND $rows AS row MATCH (m:Memory {id: row.memory_id}) "
-                "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row RETURN count(v) AS n",
-                rows=[r["props"] for r in rows]), len(rows), "versions (their memory is gone)")
-            vectors = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
-                       if r["embedding"] is not None]
-            if vectors:
-                tx.run("UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) "
-                       "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding)",
-                       rows=vectors).consume()
-        else:
-            by_type: dict[EdgeType, list[dict]] = defaultdict(list)
-            for edge in records:
-                by_type[EdgeType(edge.type)].append(R.edge_row(edge, now))
-            for edge_type, rows in by_type.items():
-                src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
-                _expect(tx.run(
-                    f"UNWIND $rows AS row MATCH (a:{src} {{id: row.src}}) MATCH (b:{dst} {{id: row.dst}}) "
-                    f"CREATE (a)-[r:{edge_type.value}]->(b) SET r = row.props RETURN count(r) AS n",
-                    rows=rows), len(rows), f"{edge_type.value} edges (an endpoint is gone)")
+    def _insert(self, tx: neo4j.ManagedTransaction, user_id: str, tables: dict[str, list], now: datetime,
+                seq: int | None = None, wanted: set[Ref] | None = None) -> tuple[str | None, int]:
+        """Insert the records in one statement; without ``seq``, bump the user's clock for it.
+        ``wanted`` records must exist for this user (checked in the same statement, the whole
+        transaction rolled back if not). Returns the clock's (epoch, seq) after the write
+        (epoch None when ``seq`` was given)."""
+        refs: dict[str, list[str]] | None = None
+        if wanted is not None:
+            refs = defaultdict(list)
+            for kind, rid in sorted(wanted):
+                refs[kind].append(rid)
+        query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
+        record = tx.run(query, params, seq=seq).single()
+        if wanted is not None:
+            state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
+            check_batch_refs(user_id, state, wanted, set())
+        for column, (count, what) in expected.items():
+            if record[column] != count:
+                raise ConflictError(f"only {record[column]} of {count} {what} could be written; "
+                                    "nothing was written")
+        return (record["epoch"] if seq is None else None), record["seq"]
 
     def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
-                        now: datetime) -> None:
-        wanted = batch_external_refs(batch)
-        # Uniqueness constraints guard new node ids (a clash raises ConflictError); edges have
-        # none, so their ids are checked here. Fewer round trips on the Writer's hot path.
-        new = {ref for ref in batch_new_refs(batch) if ref[0] == "edge"}
-        state = self._read_state(tx, wanted | new,
-                                 edge_types={e.id: EdgeType(e.type) for e in batch.edges})
-        check_batch_refs(user_id, state, wanted, new & state.keys())
-        for table in ("episodes", "entities", "memories", "versions", "edges"):
-            self._insert_rows(tx, table, getattr(batch, table), now)
+                        now: datetime) -> tuple[str | None, int]:
+        # One round trip: the statement reads the owners of what the batch points at, then
+        # inserts; a batch pointing at what is missing or another user's is rolled back whole.
+        # Uniqueness constraints guard every new id (a clash raises ConflictError).
+        return self._insert(tx, user_id, {t: getattr(batch, t) for t in _TABLES}, now,
+                            wanted=batch_external_refs(batch))
 
     # -- writes ---------------------------------------------------------------------------
 
     def _write(self, user_id: str, batch: WriteBatch) -> None:
-        self._run(self._checked_insert, user_id, batch, utcnow())
+        epoch, seq = self._run(self._checked_insert, user_id, batch, utcnow())
+        self._vectors.written(user_id, epoch, seq, vector_changes(batch.versions))
 
     def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
         now = utcnow()
@@ -297,7 +291,11 @@ class Neo4jStore(Store):
             refs = change_refs(changes)
             state = self._read_state(tx, refs, lock=True)
             plan = plan_changes(changes, state, now, on_conflict)
-            self._apply_plan(tx, plan.operations, state, now)
+            removes = any(isinstance(op, ch.RemoveCreated) and op.kind in ("version", "memory")
+                          for op in plan.operations)
+            seq = tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
+                         user=changes.user_id).single()["seq"]
+            self._apply_plan(tx, changes.user_id, plan.operations, state, now, seq)
             journal, skipped, meta = redact_run(plan.journal, [asdict(s) for s in plan.skipped],
                                                 changes.meta, absent_ids(refs, state, plan.journal))
             tx.run("CREATE (r:EditorRun) SET r = $props", props={
@@ -309,8 +307,8 @@ class Neo4jStore(Store):
 
         return self._run(work)
 
-    def _apply_plan(self, tx: neo4j.ManagedTransaction, ops: list[ch.Operation],
-                    state: dict[Ref, TargetState], now: datetime) -> None:
+    def _apply_plan(self, tx: neo4j.ManagedTransaction, user_id: str, ops: list[ch.Operation],
+                    state: dict[Ref, TargetState], now: datetime, seq: int) -> None:
         adds: dict[str, list] = defaultdict(list)
         updates: dict[str, list[dict]] = defaultdict(list)
         for op in ops:
@@ -338,10 +336,10 @@ class Neo4jStore(Store):
                     updates[f"remove_edge:{state[('edge', i)].edge_type}"].append({"id": i})
                 case ch.RemoveCreated(kind=kind, id=i):
                     updates[f"remove_{kind}"].append({"id": i})
-        for table in ("entities", "memories", "versions", "edges"):
-            self._insert_rows(tx, table, adds[table], now)
+        if adds:
+            self._insert(tx, user_id, adds, now, seq)
         for name, rows in updates.items():
-            tx.run(_update_query(name), rows=rows).consume()
+            tx.run(_update_query(name), rows=rows, seq=seq).consume()
 
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
         # A write transaction per recall cost about as much as the recall: accesses are queued
@@ -367,10 +365,12 @@ class Neo4jStore(Store):
         def work(tx: neo4j.ManagedTransaction) -> ForgetReceipt:
             episodes = {r["id"] for r in tx.run(
                 "MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources RETURN e.id AS id "
-                "UNION MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user RETURN e.id AS id",
+                "UNION MATCH (e:Episode) USING INDEX e:Episode(id) WHERE e.id IN $ids AND e.user_id = $user "
+                "RETURN e.id AS id",
                 user=user_id, sources=source_ids, ids=episode_ids)}
             explicit = {r["id"] for r in tx.run(
-                "MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user RETURN m.id AS id",
+                "MATCH (m:Memory) USING INDEX m:Memory(id) WHERE m.id IN $ids AND m.user_id = $user "
+                "RETURN m.id AS id",
                 ids=memory_ids, user=user_id)}
 
             def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
@@ -394,6 +394,8 @@ class Neo4jStore(Store):
             receipt.versions = tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids "
                 "DETACH DELETE v RETURN count(v) AS c", user=user_id, ids=receipt.memory_ids).single()["c"]
+            if receipt.versions:  # vector caches reload the user
+                tx.run(f"{BUMP_CLOCK} {NEW_EPOCH}", user=user_id).consume()
             for label, ids in (("Memory", receipt.memory_ids), ("Entity", receipt.entity_ids),
                                ("Episode", receipt.episode_ids)):
                 tx.run(f"MATCH (n:{label}) WHERE n.id IN $ids AND n.user_id = $user DETACH DELETE n",
@@ -410,42 +412,48 @@ class Neo4jStore(Store):
         return self._run(work)
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
-        return self._run(_delete_rows, user_id)
+        counts = self._run(_delete_rows, user_id)
+        self._vectors.forget(user_id)
+        return counts
 
     # -- search ---------------------------------------------------------------------------
 
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
+        return self._hybrid_search(unit_query, [], flt, k)[0]
+
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
+                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
+        """Both index searches in one statement; each falls back on its own (a rare second
+        round trip) when the filters left it fewer than k hits."""
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
-        tail = (f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-                f"{_TOP_K}")
-        indexed = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
-                   "YIELD node AS v, score " + tail)
-        exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
-                 "WITH v, vector.similarity.cosine(v.embedding, $q) AS score " + tail)
-        hits = self._search(indexed, params)
-        if len(hits) < k:
-            hits = self._search(exact, params)
-        for hit in hits:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+        tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
+                  f"YIELD node AS v, score {tail}")
+        text = ""
+        if terms:
+            words = " OR ".join(f'"{t}"' for t in terms)
+            params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
+            text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
+                    f"YIELD node AS v, score {tail}")
+        lists = self._searches([vector, text], params)
+        if len(lists[0]) < k:
+            exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                     f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
+            lists[0] = self._searches([exact], params)[0]
+        if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
+            lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
+        for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
             hit.score = 2.0 * hit.score - 1.0
-        return hits
+        return lists[0], lists[1]
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
-        def work(tx: neo4j.ManagedTransaction) -> list[list[tuple[str, float]]]:
-            out: list[list[tuple[str, float]]] = [[] for _ in unit]
-            for r in tx.run(
-                f"UNWIND range(0, size($qs) - 1) AS i "
-                f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $qs[i]) YIELD node AS v, score "
-                "WITH i, v, score WHERE v.user_id = $user AND v.tx_to = $far AND score >= $min "
-                "WITH i, v.memory_id AS m, max(score) AS s ORDER BY i, s DESC, m "
-                "RETURN i, collect([m, s])[..$k] AS best",
-                qs=unit.tolist(), fetch=max(10 * k, 100), user=user_id, far=FAR_FUTURE, k=k,
-                min=(1.0 + min_score) / 2.0):  # the index scores cosine as (1 + cos) / 2
-                out[r["i"]] = [(m, 2.0 * s - 1.0) for m, s in r["best"]]
-            return out
-
-        return self._run(work, write=False)
+        # Exact, over this process's copy of the user's vectors, brought up to date first.
+        entry = self._vectors.entry(user_id)
+        with entry.lock:
+            self._run(self._vectors.refresh, user_id, entry, write=False)
+            return entry.nearest(unit, k, min_score)
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
         where, params = _filter_cypher(flt)
@@ -453,11 +461,26 @@ class Neo4jStore(Store):
         params |= {"lucene": f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})', "k": k}
         query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                  f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
-                 f"WHERE {where['m']} {_TOP_K}")
-        hits = self._search(query, params | {"fetch": max(k * OVERFETCH, 100)})
+                 f"WHERE {where['m']} ")
+        hits = self._searches([query], params | {"fetch": max(k * OVERFETCH, 100)})[0]
         if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
-            hits = self._search(query, params | {"fetch": 2**31 - 1})
+            hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
+
+    def _searches(self, heads: list[str], params: dict) -> list[list[SearchHit]]:
+        """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
+        each, best first. An empty head gives an empty list."""
+        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
+                 f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
+                 for i, head in enumerate(heads) if head]
+        query = "".join(parts) + "RETURN " + ", ".join(f"hits{i}" for i, h in enumerate(heads) if h)
+
+        def work(tx: neo4j.ManagedTransaction) -> list[list[SearchHit]]:
+            record = tx.run(query, params).single()
+            return [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
+                     for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+
+        return self._run(work, write=False)
 
     def _search(self, query: str, params: dict) -> list[SearchHit]:
         def work(tx: neo4j.ManagedTransaction) -> list[SearchHit]:
@@ -473,12 +496,12 @@ class Neo4jStore(Store):
             pairs = []
             for r in tx.run(
                 "MATCH (s:Memory)-[r1:MENTIONS]->(e:Entity) WHERE s.id IN $seeds AND s.user_id = $user "
-                "AND r1.tx_to = $far WITH e, collect(DISTINCT s.id) AS seeds "
-                "WHERE COUNT { (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = $far } <= $max "
-                "OPTIONAL MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = $far "
+                f"AND r1.tx_to = {FAR} WITH e, collect(DISTINCT s.id) AS seeds "
+                f"{_NOT_A_HUB}"
+                f"OPTIONAL MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = {FAR} "
                 "AND NOT n.id IN $seeds AND n.user_id = $user "
                 "RETURN e.id AS entity, seeds, collect(n.id) AS members",
-                seeds=memory_ids, user=user_id, far=FAR_FUTURE, max=max_entity_degree):
+                seeds=memory_ids, user=user_id, max=max_entity_degree):
                 seeds_of[r["entity"]] = tuple(sorted(r["seeds"]))
                 pairs += [(m, r["entity"]) for m in r["members"]]
             return pairs, seeds_of
@@ -486,19 +509,64 @@ class Neo4jStore(Store):
         pairs, seeds_of = self._run(work, write=False)
         return rank_neighbours(pairs, seeds_of, limit)
 
+    def _expand(self, user_id: str, seeds: list[str], known: set[str], known_at: datetime | None,
+                max_entity_degree: int, limit: int) -> tuple[list[Neighbour], list[Memory],
+                                                             list[MemoryVersion]]:
+        # One statement: the neighbours ranked as ``rank_neighbours`` ranks them, then the
+        # memory and versions of each one the caller does not hold yet.
+        self._flush_accesses()
+        tx_where, params = _tx_cypher("v", known_at, False)
+        query = (
+            "MATCH (s:Memory)-[r1:MENTIONS]->(e:Entity) WHERE s.id IN $seeds AND s.user_id = $user "
+            f"AND r1.tx_to = {FAR} WITH e, collect(DISTINCT s.id) AS seeds "
+            f"{_NOT_A_HUB}"
+            f"MATCH (n:Memory)-[r2:MENTIONS]->(e) WHERE r2.tx_to = {FAR} AND NOT n.id IN $seeds "
+            "AND n.user_id = $user "
+            "WITH n, collect(DISTINCT e.id) AS via, collect(seeds) AS seed_lists "
+            "ORDER BY size(via) DESC, n.id LIMIT $limit "
+            "CALL (n) { MATCH (v:MemoryVersion)-[:VERSION_OF]->(n) WHERE NOT n.id IN $held "
+            f"AND v.user_id = $user AND {tx_where} RETURN collect({_VERSION_NO_VECTOR}) AS versions }} "
+            f"RETURN n.id AS id, via, seed_lists, versions, "
+            f"CASE WHEN n.id IN $held THEN null ELSE {R.projection('n', 'Memory')} END AS m")
+
+        def work(tx: neo4j.ManagedTransaction) -> list:
+            return list(tx.run(query, params, seeds=seeds, user=user_id, max=max_entity_degree,
+                               limit=limit, held=sorted(known)))
+
+        neighbours, memories, versions = [], [], []
+        for r in self._run(work, write=False):
+            neighbours.append(Neighbour(r["id"], tuple(sorted(r["via"])),
+                                        tuple(sorted({s for seeds_ in r["seed_lists"] for s in seeds_}))))
+            if r["m"] is not None:
+                memories.append(R.to_memory(r["m"]))
+                versions += [R.to_version(v) for v in r["versions"]]
+        neighbours.sort(key=lambda n: (-len(n.via_entities), n.memory_id))
+        versions.sort(key=lambda v: (v.memory_id, v.tx_from, v.valid_from, v.id))
+        return neighbours, memories, versions
+
     # -- reads ----------------------------------------------------------------------------
 
     def _read(self, query: str, convert: Callable[[dict], T], **params: Any) -> list[T]:
         return self._run(lambda tx: [convert(r["n"]) for r in tx.run(query, params)], write=False)
 
+    def _flush_accesses(self) -> None:
+        """Write queued access counts before a read returning memories, except inside a
+        ``reading()`` block: recall reads memories without their counts, and waiting there
+        for the previous recall's count write would cost every recall a write transaction."""
+        if getattr(self._pinned, "tx", None) is None:
+            self._accesses.flush()
+
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
-        self._accesses.flush()
-        return self._read("MATCH (m:Memory) WHERE m.id IN $ids AND m.user_id = $user "
-                          f"RETURN {_MEMORY} AS n", R.to_memory, ids=ids, user=user_id)
+        self._flush_accesses()
+        # Hinted here and below: in a store dominated by one user the planner would seek that
+        # user's index and filter every one of their records (10k db hits at 10k memories).
+        return self._read("MATCH (m:Memory) USING INDEX m:Memory(id) WHERE m.id IN $ids "
+                          f"AND m.user_id = $user RETURN {_MEMORY} AS n", R.to_memory, ids=ids, user=user_id)
 
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
-        return self._read("MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user "
-                          f"RETURN {R.projection('e', 'Episode')} AS n", R.to_episode, ids=ids, user=user_id)
+        return self._read("MATCH (e:Episode) USING INDEX e:Episode(id) WHERE e.id IN $ids "
+                          f"AND e.user_id = $user RETURN {R.projection('e', 'Episode')} AS n",
+                          R.to_episode, ids=ids, user=user_id)
 
     def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
         return self._read("MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources "
@@ -511,7 +579,8 @@ class Neo4jStore(Store):
         tx_where, params = _tx_cypher("v", known_at, all_versions)
         props = R.projection("v", "MemoryVersion", vector=embeddings)
         return self._read(
-            f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids AND {tx_where} "
+            "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, memory_id) "
+            f"WHERE v.user_id = $user AND v.memory_id IN $ids AND {tx_where} "
             f"RETURN {props} AS n ORDER BY v.memory_id, v.tx_from, v.valid_from, v.id",
             R.to_version, user=user_id, ids=memory_ids, **params)
 
@@ -542,10 +611,11 @@ class Neo4jStore(Store):
 
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         return self._read(
-            "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.content_hash IN $hashes "
-            f"AND v.tx_to = $far RETURN {R.projection('v', 'MemoryVersion')} AS n "
+            "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, content_hash) "
+            "WHERE v.user_id = $user AND v.content_hash IN $hashes "
+            f"AND v.tx_to = {FAR} RETURN {R.projection('v', 'MemoryVersion')} AS n "
             "ORDER BY v.tx_from, v.id",
-            R.to_version, user=user_id, hashes=hashes, far=FAR_FUTURE)
+            R.to_version, user=user_id, hashes=hashes)
 
     def _export_graph(self, user_id: str) -> UserGraph:
         self._accesses.flush()
@@ -572,11 +642,12 @@ class Neo4jStore(Store):
                           user=user_id, keys=keys)
 
     def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
-        self._accesses.flush()
+        self._flush_accesses()
         where, params = _filter_cypher(flt)
         wanted = "v.predicate IS NOT NULL" if predicates is None else "v.predicate IN $predicates"
+        hint = "" if predicates is None else "USING INDEX v:MemoryVersion(user_id, predicate) "
         return self._search(
-            f"MATCH (v:MemoryVersion) WHERE {where['v']} AND {wanted} "
+            f"MATCH (v:MemoryVersion) {hint}WHERE {where['v']} AND {wanted} "
             f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
             f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score "
             "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit",
@@ -632,18 +703,12 @@ class Neo4jStore(Store):
         return self._run(work, write=False)
 
 
-def _expect(result: neo4j.Result, wanted: int, what: str) -> None:
-    """Raise (rolling the transaction back) if a batch wrote fewer records than it holds."""
-    got = result.single()["n"]
-    if got != wanted:
-        raise ConflictError(f"only {got} of {wanted} {what} could be written; nothing was written")
-
-
 def _update_query(name: str) -> str:
     kind, _, edge_type = name.partition(":")
     match kind:
         case "version_tx":
-            return "UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) SET v.tx_to = row.value"
+            return ("UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) "
+                    "SET v.tx_to = row.value, v.seq = $seq")  # the vector caches see it
         case "edge_tx":
             return f"UNWIND $rows AS row MATCH ()-[r:{edge_type} {{id: row.id}}]->() SET r.tx_to = row.value"
         case "review":
@@ -670,6 +735,8 @@ def _delete_rows(tx: neo4j.ManagedTransaction, user_id: str) -> dict[str, int]:
         counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
                               "RETURN count(n) AS c", user=user_id).single()["c"]
     leases.clear(tx, user_id)
+    # A clock made again later gets a new epoch: other processes' caches reload the user.
+    tx.run("MATCH (c:UserClock {user_id: $user}) DELETE c", user=user_id).consume()
     return counts
 
 
@@ -677,8 +744,9 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
     if all_versions:
         return "true", {}
     if known_at is None:
-        return f"{alias}.tx_to = $far", {"far": FAR_FUTURE}
-    return f"{alias}.tx_from <= $known AND $known < {alias}.tx_to", {"known": known_at}
+        return f"{alias}.tx_to = {FAR}", {}
+    known = R.time_param("known")  # times go as integer pairs: a DATETIME parameter packs slowly
+    return f"{alias}.tx_from <= {known} AND {known} < {alias}.tx_to", {"known": R.time_pair(known_at)}
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
@@ -686,8 +754,9 @@ def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
     v, m = ["v.user_id = $user", tx_where], ["true"]
     params["user"] = flt.user_id
     if flt.valid_at is not None:
-        v.append("v.valid_from <= $valid AND $valid < v.valid_to")
-        params["valid"] = flt.valid_at
+        valid = R.time_param("valid")
+        v.append(f"v.valid_from <= {valid} AND {valid} < v.valid_to")
+        params["valid"] = R.time_pair(flt.valid_at)
     if flt.statuses is not None:
         v.append("v.status IN $statuses")
         params["statuses"] = list(flt.statuses)

@@ -1,0 +1,177 @@
+"""A client-side copy of each user's current vectors, for the Writer's SIMILAR_TO neighbours.
+
+Asking the HNSW index for every new memory's neighbours cost seconds per 50-message batch (one
+index walk per vector, then a user filter that throws most hits away); one matrix product over
+the user's own vectors costs milliseconds and is exact.
+
+Staying correct with other writers (threads or processes): every write that adds, closes or
+reopens a version of a user bumps ``seq`` on that user's ``UserClock`` node and stamps those
+versions with it; a write that deletes versions also gives the clock a new random ``epoch``.
+The clock node's write lock is held until commit, so a user's seqs commit in order. Before each
+use the cache reads the clock (one small query): same epoch and seq, nothing to do; a higher
+seq, it fetches the versions stamped after its own seq; another epoch, it reloads the user.
+What the Writer links is therefore exact as of that read, like any read before a write.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import neo4j
+import numpy as np
+
+from .rows import FAR_CYPHER
+
+CLOCK_LABEL = "UserClock"
+# Locks the user's clock for the rest of the write transaction and returns the new seq.
+BUMP_CLOCK = ("MERGE (c:UserClock {user_id: $user}) ON CREATE SET c.seq = 0, c.epoch = randomUUID() "
+              "SET c.seq = c.seq + 1")
+NEW_EPOCH = "SET c.epoch = randomUUID()"
+_WIDE = 64  # rows ranked per query before de-duplicating by memory (widened if too few)
+
+
+class UserVectors:
+    """Unit vectors of one user's current versions, with their memory ids."""
+
+    def __init__(self, dimension: int, epoch: str | None, seq: int):
+        self.epoch, self.seq = epoch, seq
+        self.matrix = np.zeros((0, dimension), dtype=np.float32)
+        self.memory_ids: list[str | None] = []
+        self.row_of: dict[str, int] = {}  # version id -> row
+        self.live = np.zeros(0, dtype=bool)
+        self.lock = threading.Lock()
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_of)
+
+    def apply(self, changes: list[tuple[str, str, bool, object]]) -> None:
+        """Upsert (version id, memory id, current?, vector) rows; a closed version leaves."""
+        added = []
+        for version_id, memory_id, current, vector in changes:
+            row = self.row_of.pop(version_id, None)
+            if row is not None:
+                self.live[row], self.memory_ids[row] = False, None
+            if current and vector is not None:
+                added.append((version_id, memory_id, vector))
+        if not added:
+            return
+        start = len(self.memory_ids)
+        need = start + len(added)
+        if need > self.matrix.shape[0]:
+            capacity = max(need, 2 * self.matrix.shape[0], 1024)
+            self.matrix = _grow(self.matrix, capacity)
+            self.live = _grow(self.live, capacity)
+        block = np.asarray([v for _, _, v in added], dtype=np.float32)
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        self.matrix[start:need] = block / np.where(norms == 0, 1, norms)
+        self.live[start:need] = True
+        for offset, (version_id, memory_id, _) in enumerate(added):
+            self.row_of[version_id] = start + offset
+            self.memory_ids.append(memory_id)
+        if len(self.memory_ids) > 2 * self.rows + 1024:  # mostly dead rows: compact
+            self._compact()
+
+    def nearest(self, unit: np.ndarray, k: int, min_score: float) -> list[list[tuple[str, float]]]:
+        """For each unit vector, up to k (memory id, cosine) at or above ``min_score``, best first
+        (equal scores by memory id); a memory with several current versions counts its best."""
+        size = len(self.memory_ids)
+        if size == 0:
+            return [[] for _ in unit]
+        # queries x rows: each query's scores contiguous, so finding those above the bar is cheap
+        scores = unit.astype(np.float32) @ self.matrix[:size].T
+        live = self.live[:size]
+        out = []
+        for row in scores:
+            found = np.flatnonzero(row >= min_score)
+            out.append(self._best(row, found[live[found]], k, _WIDE + 4 * k))
+        return out
+
+    def _best(self, column: np.ndarray, found: np.ndarray, k: int, wide: int) -> list[tuple[str, float]]:
+        picked = found
+        if found.size > wide:
+            picked = found[np.argpartition(-column[found], wide - 1)[:wide]]
+        by_memory: dict[str, float] = {}
+        for row in picked:
+            memory_id, score = self.memory_ids[row], float(column[row])
+            if memory_id is not None and score > by_memory.get(memory_id, -np.inf):
+                by_memory[memory_id] = score
+        if len(by_memory) < k and picked.size < found.size:  # many versions of a few memories
+            return self._best(column, found, k, found.size)
+        return sorted(by_memory.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.live[:len(self.memory_ids)])
+        self.matrix = self.matrix[keep].copy()
+        self.live = np.ones(keep.size, dtype=bool)
+        new_row = {old: new for new, old in enumerate(keep.tolist())}
+        self.memory_ids = [self.memory_ids[i] for i in keep.tolist()]
+        self.row_of = {vid: new_row[row] for vid, row in self.row_of.items()}
+
+
+class VectorCache:
+    """The ``UserVectors`` of the most recently used users, refreshed from the clock."""
+
+    def __init__(self, dimension: int, max_rows: int = 400_000):
+        self.dimension = dimension
+        self.max_rows = max_rows  # about 600 MB at 384 dimensions; the user in use always stays
+        self._users: OrderedDict[str, UserVectors] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def entry(self, user_id: str) -> UserVectors:
+        with self._lock:
+            entry = self._users.get(user_id)
+            if entry is None:
+                entry = self._users[user_id] = UserVectors(self.dimension, None, -1)
+            self._users.move_to_end(user_id)
+            total = sum(e.rows for e in self._users.values())
+            while total > self.max_rows and len(self._users) > 1:
+                _, evicted = self._users.popitem(last=False)
+                total -= evicted.rows
+            return entry
+
+    def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
+        """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
+        clock = tx.run("OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
+                       user=user_id).single()
+        seq, epoch = clock["seq"] or 0, clock["epoch"]
+        if epoch == entry.epoch and seq == entry.seq:
+            return
+        if epoch != entry.epoch or entry.seq < 0:  # deletions (or a first read): the whole user again
+            fresh = UserVectors(self.dimension, epoch, seq)
+            fresh.apply([(r["id"], r["m"], True, r["e"]) for r in tx.run(
+                f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
+                "AND v.embedding IS NOT NULL RETURN v.id AS id, v.memory_id AS m, v.embedding AS e",
+                user=user_id)])
+            entry.matrix, entry.memory_ids, entry.row_of, entry.live = (
+                fresh.matrix, fresh.memory_ids, fresh.row_of, fresh.live)
+        else:  # upserts are idempotent, so rows committed after the clock read do no harm
+            entry.apply([(r["id"], r["m"], r["current"], r["e"]) for r in tx.run(
+                "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
+                f"RETURN v.id AS id, v.memory_id AS m, v.tx_to = {FAR_CYPHER} AS current, v.embedding AS e",
+                user=user_id, since=entry.seq)])
+        entry.epoch, entry.seq = epoch, seq
+
+    def written(self, user_id: str, epoch: str, seq: int,
+                changes: list[tuple[str, str, bool, object]]) -> None:
+        """This process committed ``seq``: extend a cache that was exactly one seq behind, so
+        the next read need not fetch back what was just sent (any other state refreshes)."""
+        with self._lock:
+            entry = self._users.get(user_id)
+        if entry is None:
+            return
+        with entry.lock:
+            if entry.epoch == epoch and entry.seq == seq - 1:
+                entry.apply(changes)
+                entry.seq = seq
+
+    def forget(self, user_id: str) -> None:
+        with self._lock:
+            self._users.pop(user_id, None)
+
+
+def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
+    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+    grown[: array.shape[0]] = array
+    return grown

@@ -1,0 +1,144 @@
+"""The Neo4j store's per-user vector cache (SIMILAR_TO neighbours) stays exact while other
+store objects, as other processes would, add, close, forget and delete what it holds; and
+recall's one-statement ``expand`` answers as its separate reads do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from builders import Builder, at
+from conftest import DIM, vec
+
+from dualmem_core import open_store
+from dualmem_core.store import EdgeType, SearchFilter
+from dualmem_core.store import changes as ch
+from dualmem_core.store.neo4j.vectors import UserVectors
+
+
+@pytest.fixture
+def two_stores(neo4j_uri):
+    """Two independent store objects on one server: each has its own cache."""
+    first, second = open_store(neo4j_uri, dimension=DIM), open_store(neo4j_uri, dimension=DIM)
+    yield first, second
+    first.close()
+    second.close()
+
+
+def _ids(store, user, vectors, k=3, min_score=0.5):
+    return [[m for m, _ in row] for row in store.nearest_memories(user, vectors, k, min_score)]
+
+
+@pytest.mark.neo4j
+def test_another_store_objects_writes_are_seen(two_stores, user):
+    reader, writer = two_stores
+    b = Builder(user)
+    east, _ = b.memory("east", vec(1, 0))
+    writer.write(b.batch)
+    assert _ids(reader, user, [vec(1, 0), vec(0, 1)]) == [[east.id], []]  # loaded whole
+    b = Builder(user)
+    north, _ = b.memory("north", vec(0, 1))
+    writer.write(b.batch)
+    assert _ids(reader, user, [vec(0, 1)]) == [[north.id]]  # fetched since the cache's seq
+
+
+@pytest.mark.neo4j
+def test_closed_reopened_and_forgotten_versions_leave_the_cache(two_stores, user):
+    reader, writer = two_stores
+    b = Builder(user)
+    east, east_v = b.memory("east", vec(1, 0))
+    north, _ = b.memory("north", vec(0, 1))
+    writer.write(b.batch)
+    assert _ids(reader, user, [vec(1, 0)]) == [[east.id]]
+    receipt = writer.apply_changes(ch.ChangeSet(user, "close-east", [ch.CloseVersion(east_v.id)]))
+    assert _ids(reader, user, [vec(1, 0)]) == [[]]
+    closed_at = writer.get_versions(user, [east.id], all_versions=True)[0].tx_to
+    writer.apply_changes(ch.ChangeSet(user, "reopen-east", [ch.ReopenVersion(east_v.id, closed_at)]))
+    assert receipt.applied == 1 and _ids(reader, user, [vec(1, 0)]) == [[east.id]]
+    writer.forget(user, memory_ids=[north.id])  # a deletion: the reader reloads the user
+    assert _ids(reader, user, [vec(0, 1), vec(1, 0)]) == [[], [east.id]]
+
+
+@pytest.mark.neo4j
+def test_deleting_the_user_empties_every_cache(two_stores, user):
+    reader, writer = two_stores
+    b = Builder(user)
+    b.memory("east", vec(1, 0))
+    writer.write(b.batch)
+    assert len(_ids(reader, user, [vec(1, 0)])[0]) == 1
+    writer.delete_user(user)
+    assert _ids(reader, user, [vec(1, 0)]) == [[]]
+    b = Builder(user)
+    again, _ = b.memory("east again", vec(1, 0))
+    writer.write(b.batch)  # a new clock, a new epoch
+    assert _ids(reader, user, [vec(1, 0)]) == [[again.id]]
+
+
+@pytest.mark.neo4j
+def test_own_writes_extend_the_cache_without_a_fetch(neo4j_store, user):
+    b = Builder(user)
+    b.memory("east", vec(1, 0))
+    neo4j_store.write(b.batch)
+    assert len(_ids(neo4j_store, user, [vec(1, 0)])[0]) == 1
+    entry = neo4j_store._vectors.entry(user)
+    seq = entry.seq
+    b = Builder(user)
+    north, _ = b.memory("north", vec(0, 1))
+    neo4j_store.write(b.batch)
+    assert entry.seq == seq + 1 and north.id in entry.memory_ids  # applied from the batch itself
+    assert _ids(neo4j_store, user, [vec(0, 1)]) == [[north.id]]
+
+
+@pytest.mark.neo4j
+def test_a_failed_write_leaves_the_cache_alone(neo4j_store, user):
+    b = Builder(user)
+    kept, _ = b.memory("kept", vec(1, 0))
+    neo4j_store.write(b.batch)
+    assert _ids(neo4j_store, user, [vec(1, 0)]) == [[kept.id]]
+    with pytest.raises(Exception, match="already exists"):
+        neo4j_store.write(b.batch)  # the same ids again: refused, rolled back
+    assert _ids(neo4j_store, user, [vec(1, 0)]) == [[kept.id]]
+
+
+def test_nearest_is_exact_best_version_per_memory_and_ties_by_id():
+    rng = np.random.default_rng(3)
+    rows = rng.standard_normal((500, DIM)).astype(np.float32)
+    cache = UserVectors(DIM, "epoch", 1)
+    cache.apply([(f"v{i}", f"m{i // 2}", True, rows[i]) for i in range(500)])  # two versions each
+    queries = rng.standard_normal((4, DIM)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    for query, found in zip(queries, cache.nearest(queries, 5, -1.0), strict=True):
+        scores = unit @ query
+        best = {f"m{m}": float(max(scores[2 * m], scores[2 * m + 1])) for m in range(250)}
+        wanted = sorted(best.items(), key=lambda item: (-item[1], item[0]))[:5]
+        assert [m for m, _ in found] == [m for m, _ in wanted]
+        assert np.allclose([s for _, s in found], [s for _, s in wanted], atol=1e-5)
+    same = UserVectors(DIM, "epoch", 1)
+    same.apply([("vb", "mb", True, vec(1, 0)), ("va", "ma", True, vec(2, 0)), ("vc", "mc", False, vec(1))])
+    assert same.nearest(np.stack([vec(1, 0)]), 5, 0.5) == [[("ma", 1.0), ("mb", 1.0)]]
+
+
+def test_expand_is_neighbours_then_their_memories_and_versions(store, user):
+    """``expand`` (one statement on Neo4j) answers what its three separate reads answer."""
+    b = Builder(user)
+    seed, _ = b.memory("Alice and Bob went hiking", vec(1), tx_from=at(1))
+    held, _ = b.memory("Alice and Bob are married", vec(1), tx_from=at(1))
+    via_bob, _ = b.memory("Bob plays chess", vec(1), tx_from=at(1))
+    closed, closed_v = b.memory("Bob once played go", vec(1), tx_from=at(1))
+    alice, bob = b.entity("Alice"), b.entity("Bob")
+    for m in (seed, held):
+        b.edge(EdgeType.MENTIONS, m.id, alice.id)
+    for m in (seed, held, via_bob, closed):
+        b.edge(EdgeType.MENTIONS, m.id, bob.id)
+    store.write(b.batch)
+    store.apply_changes(ch.ChangeSet(user, "close-go", [ch.CloseVersion(closed_v.id, at=at(6))]))
+    for known_at in (None, at(3)):
+        flt = SearchFilter(user, known_at=known_at)
+        neighbours, memories, versions = store.expand(flt, [seed.id], [held.id], max_entity_degree=4)
+        assert neighbours == store.entity_neighbours(user, [seed.id], max_entity_degree=4)
+        new = [via_bob.id, closed.id]
+        assert sorted(m.id for m in memories) == sorted(m.id for m in store.get_memories(user, new))
+        wanted = store.get_versions(user, new, known_at=known_at, embeddings=False)
+        assert [(v.id, v.embedding) for v in versions] == [(v.id, None) for v in wanted]
+        assert (closed_v.id in {v.id for v in versions}) == (known_at is not None)
+    assert store.expand(SearchFilter(user), [], []) == ([], [], [])
