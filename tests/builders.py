@@ -49,3 +49,13 @@ class Builder:
         e = Edge(user_id=self.user_id, type=type_, src_id=src, dst_id=dst, **kw)
         self.batch.edges.append(e)
         return e
+
+
+def write_built(store, user_id: str, build, embedder) -> Builder:
+    """``build(builder)`` one user's records, embed every version's text, write them in one batch."""
+    b = Builder(user_id)
+    build(b)
+    for v in b.batch.versions:
+        v.embedding = embedder.embed([v.text])[0]
+    store.write(b.batch)
+    return b

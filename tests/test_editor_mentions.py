@@ -7,7 +7,7 @@ whole Editor runs, so the links are published and a rerun is checked to add noth
 from __future__ import annotations
 
 import pytest
-from builders import Builder, at
+from builders import Builder, at, write_built
 
 from dualmem_core import Editor, open_store
 from dualmem_core.providers import HashingEmbedder
@@ -24,12 +24,7 @@ def sqlite(tmp_path):
 
 
 def write(store, build) -> Builder:
-    b = Builder(U)
-    build(b)
-    for v in b.batch.versions:
-        v.embedding = EMBED.embed([v.text])[0]
-    store.write(b.batch)
-    return b
+    return write_built(store, U, build, EMBED)
 
 
 def person(b: Builder, name: str, text: str, session: str, predicate: str | None = None, **kw) -> str:

@@ -7,7 +7,7 @@ snapshot holds (transaction times set by the store, closed versions, open edges)
 from __future__ import annotations
 
 import pytest
-from builders import Builder, at
+from builders import Builder, at, write_built
 
 from dualmem_core import Editor, open_store
 from dualmem_core.editor import EditorConfig, GraphView, Judge, run_all
@@ -30,12 +30,7 @@ def sqlite(tmp_path):
 
 
 def write(store, build) -> Builder:
-    b = Builder(U)
-    build(b)
-    for v in b.batch.versions:
-        v.embedding = EMBED.embed([v.text])[0]
-    store.write(b.batch)
-    return b
+    return write_built(store, U, build, EMBED)
 
 
 def view_of(store) -> GraphView:

@@ -19,12 +19,12 @@ import threading
 import time
 import types
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from loopback_json import LoopbackJSON
 
 from dualmem_core.errors import (
     CacheError,
@@ -82,42 +82,22 @@ class FakeOpenAI:
         self.embed_mode = "ok"  # ok | reversed | drop_one | wrong_dim | nan | unauthorized
         self.delay = 0.0
         self._lock = threading.Lock()
-        fake = self
+        self._http = LoopbackJSON(self._respond)
+        self.base_url = self._http.base_url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with fake._lock:
-                    fake.requests.append((self.path, body))
-                if fake.delay:
-                    time.sleep(fake.delay)
-                if self.path == "/v1/embeddings":
-                    status, reply = fake.embeddings(body)
-                elif self.path == "/v1/chat/completions":
-                    status, reply = fake.chat(body)
-                else:
-                    status, reply = 404, {"error": {"message": f"no route {self.path} (hand-written)"}}
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
-        self.thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _respond(self, path: str, body: dict[str, Any], headers: Any) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests.append((path, body))
+        if self.delay:
+            time.sleep(self.delay)
+        if path == "/v1/embeddings":
+            return self.embeddings(body)
+        if path == "/v1/chat/completions":
+            return self.chat(body)
+        return 404, {"error": {"message": f"no route {path} (hand-written)"}}
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._http.close()
 
     def paths(self, path: str) -> list[dict[str, Any]]:
         return [body for p, body in self.requests if p == path]

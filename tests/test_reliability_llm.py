@@ -13,10 +13,10 @@ import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from loopback_json import LoopbackJSON
 
 from dualmem_core import Editor, Writer
 from dualmem_core.editor import EditorConfig
@@ -45,56 +45,35 @@ class FlakyModel:
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.lock, self.released = threading.Lock(), threading.Event()
-        fake = self
+        self._http = LoopbackJSON(self._respond)
+        self.base_url = self._http.base_url
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with fake.lock:
-                    fake.requests.append(body)
-                    fake.auth_headers.append(self.headers.get("Authorization", ""))
-                    step = fake.script.pop(0) if len(fake.script) > 1 else fake.script[0]
-                if step == "hang":
-                    fake.released.wait(60)
-                    return
-                if fake.accept_key and self.headers.get("Authorization") != f"Bearer {fake.accept_key}":
-                    step = "401"
-                status, content = 200, None
-                if step == "500":
-                    status, reply = 500, {"error": {"message": "internal error (hand-written)"}}
-                elif step == "401":
-                    status, reply = 401, {"error": {"message": "Incorrect API key provided (hand-written)",
-                                                    "code": "invalid_api_key"}}
-                else:
-                    content = {"garbage": GARBAGE, "wrong_shape": WRONG_SHAPE,
-                               "unknown_predicate": UNKNOWN_PREDICATE}.get(step) if isinstance(step, str) \
-                        else json.dumps(step)
-                    reply = {"id": "chatcmpl-handwritten", "object": "chat.completion", "created": 0,
-                             "model": body["model"],
-                             "choices": [{"index": 0, "finish_reason": "stop",
-                                          "message": {"role": "assistant", "content": content}}],
-                             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
-        self.thread.start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+    def _respond(self, path: str, body: dict[str, Any], headers: Any) -> tuple[int, dict[str, Any]] | None:
+        with self.lock:
+            self.requests.append(body)
+            self.auth_headers.append(headers.get("Authorization", ""))
+            step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        if step == "hang":
+            self.released.wait(60)
+            return None
+        if self.accept_key and headers.get("Authorization") != f"Bearer {self.accept_key}":
+            step = "401"
+        if step == "500":
+            return 500, {"error": {"message": "internal error (hand-written)"}}
+        if step == "401":
+            return 401, {"error": {"message": "Incorrect API key provided (hand-written)",
+                                   "code": "invalid_api_key"}}
+        canned = {"garbage": GARBAGE, "wrong_shape": WRONG_SHAPE, "unknown_predicate": UNKNOWN_PREDICATE}
+        content = canned.get(step) if isinstance(step, str) else json.dumps(step)
+        return 200, {"id": "chatcmpl-handwritten", "object": "chat.completion", "created": 0,
+                     "model": body["model"],
+                     "choices": [{"index": 0, "finish_reason": "stop",
+                                  "message": {"role": "assistant", "content": content}}],
+                     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
     def close(self) -> None:
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self._http.close()
 
 
 @pytest.fixture
