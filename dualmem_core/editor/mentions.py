@@ -61,12 +61,13 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
     targets = _unambiguous_names(live, canonical)
     if not targets:
         return []
-    new = [m for m in view.new_memory_ids() if _said_by_someone(view, m)]
-    started = min((view.first_seen(m)[0] for m in view.new_memory_ids()), default=None)
+    arrived = view.new_memory_ids()
+    if not arrived:
+        return []  # a rerun with nothing new: nothing new to read, no new names
+    new = [m for m in arrived if _said_by_someone(view, m)]
+    started = min(view.first_seen(m)[0] for m in arrived)
     fresh = {
-        name
-        for name, entity_id in targets.items()
-        if started is not None and (live[entity_id].created_at or started) >= started
+        name for name, entity_id in targets.items() if (live[entity_id].created_at or started) >= started
     }
     known_as = _relations(view, live, canonical)
     told_in = _sessions_of_facts(view, live, canonical)
@@ -74,7 +75,7 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
     older = [
         m
         for m, v in view.current.items()
-        if m not in new_set and v.status != "duplicate" and _said_by_someone(view, m)
+        if fresh and m not in new_set and v.status != "duplicate" and _said_by_someone(view, m)
     ]
     out = []
     for memory_ids, names in ((new, set(targets)), (sorted(older), fresh)):

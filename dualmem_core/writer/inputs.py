@@ -11,6 +11,7 @@ from ..store.validate import check_text
 from ..timeutil import require_aware, utcnow
 
 ROLES = ("user", "assistant", "system", "tool")
+ASSISTANT_ROLES = ("assistant", "system", "tool")  # stored and recalled, not the user's own words
 _FIELDS = {"role", "content", "text", "source_id", "at", "speaker", "name"}
 
 

@@ -38,7 +38,7 @@ from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
 from .facts import Extractor, Fact, Message
-from .inputs import InputMessage, to_messages
+from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
@@ -80,9 +80,6 @@ def _new_id(prefix: str) -> str:
     milliseconds, then 80 random bits. New records then land at the end of every index on their
     ids instead of on random pages: at 10k memories it halved the time of the store write."""
     return f"{prefix}_{time.time_ns() // 1_000_000:012x}{_RANDOM.hex(10)}"
-
-
-ASSISTANT_ROLES = ("assistant", "system", "tool")
 
 
 @dataclass(slots=True)
