@@ -17,7 +17,7 @@ from dualmem_core.editor.supersede import supersede
 from dualmem_core.providers import HashingEmbedder
 from dualmem_core.providers.llm import LLMReply
 from dualmem_core.store import EdgeType
-from dualmem_core.timeutil import FAR_FUTURE
+from dualmem_core.timeutil import EARLIEST, FAR_FUTURE
 
 U = "stage-user"
 EMBED = HashingEmbedder(384)
@@ -102,6 +102,62 @@ def test_facts_are_the_same_when_their_triples_are(sqlite):
     )
     result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
     assert sorted(d.reason for d in result.decisions if d.action == "duplicate") == ["same triple"]
+
+
+def _told(sqlite, text, predicate, obj, when, **kw):
+    return write(sqlite, lambda b: fact(b, text, "user", predicate, obj, when, **kw)).batch.memories[0].id
+
+
+def _version(sqlite, memory_id):
+    [v] = sqlite.get_versions(U, [memory_id])
+    return v
+
+
+def test_a_repeat_that_knows_the_end_is_the_same_fact_and_ends_it(sqlite):
+    works = _told(sqlite, "user works at Brightline", "works_at", "Brightline", at(1))
+    # "my last day at Brightline was June 27", said in July: no start, an end
+    left = _told(sqlite, "user used to work at Brightline", "works_at", "Brightline", EARLIEST,
+                 valid_to=at(6, 27))
+    target = _told(sqlite, "user works at Target", "works_at", "Target", at(7, 7))
+    result = deduplicate(view_of(sqlite), EditorConfig())
+    [decision] = [d for d in result.decisions if d.action == "duplicate"]
+    assert (decision.subject, decision.target, decision.reason) == (left, works, "same triple")
+    Editor(sqlite).run(U)
+    kept = _version(sqlite, works)
+    assert (kept.status, kept.valid_from, kept.valid_to) == ("superseded", at(1), at(6, 27))
+    assert _version(sqlite, left).status == "duplicate"
+    assert _version(sqlite, target).status == "active"
+    assert Editor(sqlite).run(U).operations == 0  # a fixpoint
+
+
+def test_the_same_home_before_and_after_another_is_two_stints(sqlite):
+    first, seattle, again = _moves(sqlite, ("Portland", 1), ("Seattle", 3), ("Portland", 6))
+    result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
+    assert not [d for d in result.decisions if d.action == "duplicate"]
+    assert ("kept_apart", "same triple, another stint") in {(d.action, d.reason) for d in result.decisions}
+    Editor(sqlite).run(U)
+    assert _state(sqlite, [first, seattle, again]) == [("superseded", 3), ("superseded", 6), ("active", None)]
+
+
+def test_a_taste_told_again_after_it_ended_is_a_new_stint(sqlite):
+    ended = _told(sqlite, "user used to like tennis", "likes", "tennis", at(1), valid_to=at(2))
+    back = _told(sqlite, "user likes tennis", "likes", "tennis", at(5))
+    still = _told(sqlite, "user likes tennis", "likes", "tennis", at(8, 2))  # written apart by hand
+    result = deduplicate(view_of(sqlite), EditorConfig(candidate_cosine=0.0))
+    assert [(d.subject, d.target) for d in result.decisions if d.action == "duplicate"] == [(still, back)]
+    assert ended not in {d.subject for d in result.decisions if d.action == "duplicate"}
+
+
+def test_a_later_repeat_redates_a_reviewed_fact(sqlite):
+    lives = _told(sqlite, "user lives in Reno", "lives_in", "Reno", at(3))
+    Editor(sqlite).run(U)
+    # later: "we lived in Reno from January until May"; the first telling knew neither date
+    told = _told(sqlite, "user used to live in Reno", "lives_in", "Reno", at(1), valid_to=at(5))
+    run = Editor(sqlite).run(U)
+    assert _version(sqlite, told).status == "duplicate"
+    kept = _version(sqlite, lives)
+    assert (kept.status, kept.valid_from, kept.valid_to) == ("active", at(1), at(5))
+    assert run.counts["supersede"].get("redate") == 1
 
 
 def test_grey_band_asks_the_llm_in_one_batch(sqlite):

@@ -3,8 +3,11 @@
 Candidates are each new memory's nearest live neighbours of the same kind (never all pairs).
 A pair is the same memory when:
 
-1. both carry a structured triple and the triples match (subject, predicate, object, polarity);
-   two facts whose triples differ are different, however close their words;
+1. both carry a structured triple, the triples match (subject, predicate, object, polarity) and
+   they tell of one stretch of time (``stints.py``: "I work at Brightline" and, later, "my last
+   day at Brightline was June 27" are one fact; "I live in Portland" before and after a move to
+   Seattle are two); two facts whose triples differ are different, however close their words.
+   Every repeat of a new fact's triple is compared, not only its nearest neighbours;
 2. otherwise the normalised texts are equal; or, with no number, negation or name telling them
    apart, they embed at ``near_cosine`` or more and share ``near_overlap`` of their content words
    (near-exact) or embed as close and share ``paraphrase_overlap`` (a paraphrase);
@@ -25,8 +28,9 @@ from ..store import EdgeType
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge
+from .stints import fact_slots, stints
 from .text import TextFeatures, conflict, features, jaccard
-from .view import GraphView, object_key, subject_key
+from .view import GraphView, object_key
 
 STAGE = "dedupe"
 
@@ -66,6 +70,17 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
                 why_same[m] = (reason, cosine)
         union(a, b)
 
+    stint_of: dict[str, str] = {}  # triple fact -> its stint's first telling
+    new = set(view.new_memory_ids())
+    for members in fact_slots(view).values():
+        if not new.intersection(members):
+            continue  # incremental: only slots something new arrived in
+        for tellings in stints(view, members):
+            stint_of.update(dict.fromkeys(tellings, tellings[0]))
+            for repeat in tellings[1:]:
+                same(tellings[0], repeat, "same triple", view.cosine(tellings[0], repeat))
+                seen.add((min(tellings[0], repeat), max(tellings[0], repeat)))
+
     near = view.near(new_ids, config.neighbours, config.candidate_cosine)
     for memory_id in new_ids:
         for other, cosine in near[memory_id]:
@@ -75,7 +90,7 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
             if pair in seen:
                 continue
             seen.add(pair)
-            verdict, reason = _compare(view, memory_id, other, cosine, config, parsed)
+            verdict, reason = _compare(view, memory_id, other, cosine, config, parsed, stint_of)
             if verdict is True:
                 same(memory_id, other, reason, cosine)
             elif verdict is None:
@@ -119,19 +134,24 @@ def _compare(
     cosine: float,
     config: EditorConfig,
     parsed: Callable[[str], TextFeatures],
+    stint_of: dict[str, str],
 ) -> tuple[bool | None, str]:
     """(True, rule) same; (False, rule) different; (None, "grey band") unproven."""
     va, vb = view.current[a], view.current[b]
     if va.predicate and vb.predicate:
         same = (
-            subject_key(va.subject) == subject_key(vb.subject)
+            view.fact_subject(a) == view.fact_subject(b)
             and va.predicate == vb.predicate
             and object_key(va.object) == object_key(vb.object)
             and va.negated == vb.negated
         )
-        if same and va.valid_to == vb.valid_to:
+        if not same:
+            return False, "different triple"
+        # Repeats of a triple were all compared above (the slot's stints); a neighbour pair
+        # left apart there is the same triple about another stretch of time.
+        if a in stint_of and stint_of.get(a) == stint_of.get(b):
             return True, "same triple"
-        return False, "same triple, other validity" if same else "different triple"
+        return False, "same triple, another stint"
     if va.content_hash == vb.content_hash:
         return True, "same text"
     fa, fb = parsed(va.text), parsed(vb.text)

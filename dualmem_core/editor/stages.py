@@ -24,8 +24,9 @@ from .view import GraphView
 STAGES = ("dedupe", "supersede", "entities", "relations", "confidence")
 
 
-def _copies(prior: list[StageResult]) -> set[str]:
-    return {d.subject for r in prior for d in r.changing() if d.action == "duplicate"}
+def _copies(prior: list[StageResult]) -> dict[str, str]:
+    """copy -> canonical, for the memories dedupe folds away in this run."""
+    return {d.subject: d.target for r in prior for d in r.changing() if d.action == "duplicate" and d.target}
 
 
 _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge], StageResult]] = {

@@ -59,6 +59,7 @@ class GraphView:
             self.mentions[e.src_id].append(e.dst_id)
             self.mentioned_by[e.dst_id].append(e.src_id)
         self._matrix: tuple[list[str], np.ndarray] | None = None
+        self._self_names: set[str] | None = None
 
     @classmethod
     def from_tables(cls, user_id: str, tables: dict[str, pa.Table]) -> GraphView:
@@ -102,6 +103,26 @@ class GraphView:
             if ep is not None:
                 out.add(ep.session_id or ep.source_id or ep.id)
         return out
+
+    def fact_subject(self, memory_id: str) -> str:
+        """A fact's subject as a key; the user's own names ("Priya", "Pri") count as the user."""
+        if self._self_names is None:
+            self._self_names = {
+                object_key(v.object)
+                for v in self.current.values()
+                if subject_key(v.subject) == SELF and v.predicate in ("name", "nickname") and v.object
+            }
+        subject = subject_key(self.current[memory_id].subject)
+        return SELF if subject in self._self_names else subject
+
+    def cosine(self, a: str, b: str) -> float:
+        """Cosine of two memories' current embeddings (0 when either has none)."""
+        va, vb = self.current[a].embedding, self.current[b].embedding
+        if va is None or vb is None:
+            return 0.0
+        x, y = np.asarray(va, dtype=np.float32), np.asarray(vb, dtype=np.float32)
+        norms = float(np.linalg.norm(x) * np.linalg.norm(y))
+        return float(x @ y) / norms if norms else 0.0
 
     def open_edges(self, type_: EdgeType) -> list[Edge]:
         return self.edges.get(type_, [])

@@ -1,0 +1,91 @@
+"""The same fact told more than once: which triple facts describe one stretch of time.
+
+People repeat themselves with different knowledge of time: "I work at Brightline" in January,
+"my last day at Brightline was June 27" in July. The Writer stores two facts with one triple
+(user, works_at, Brightline) and two validities, open and ended. They are one fact (one stint
+at Brightline), and the telling that knows its end is the better evidence for it. But "I live
+in Portland" in 2020 and again in 2024, after a move to Seattle, are two stints: the first
+ended when Seattle began.
+
+So two facts with one triple are the same stint when
+
+* their validities overlap (what they say can be true at once; a start the Writer could not
+  date, ``EARLIEST``, overlaps whatever ended after it), checked against everything the cluster
+  has gathered so far, in the order the facts became true; and
+* for a single-valued predicate, no other value came in between (they are in one run of the
+  chain the supersede stage builds, in the same order).
+
+A stint's *evidence* is what all its tellings know together: the earliest datable start and
+the earliest end. Dedupe folds the later tellings into the first; supersede dates the chain
+from the evidence, so the two stages agree.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime
+
+from ..timeutil import EARLIEST
+from ..writer import predicates
+from .view import GraphView, object_key
+
+Interval = tuple[datetime, datetime]
+
+
+def original_interval(view: GraphView, memory_id: str) -> Interval:
+    """The validity the Writer wrote (the first version): the evidence, before any Editor run."""
+    first = view.versions_of[memory_id][0]
+    return first.valid_from, first.valid_to
+
+
+def joined(intervals: Iterable[Interval]) -> Interval:
+    """What several tellings of one stint know together: earliest datable start, earliest end."""
+    intervals = list(intervals)
+    dated = [start for start, _ in intervals if start > EARLIEST]
+    return (min(dated) if dated else EARLIEST), min(end for _, end in intervals)
+
+
+def overlaps(a: Interval, b: Interval) -> bool:
+    return max(a[0], b[0]) < min(a[1], b[1])
+
+
+def chain_order(view: GraphView, memory_id: str) -> tuple:
+    """When a fact became true as first told, then when it was first believed (ties)."""
+    return (original_interval(view, memory_id)[0], view.first_seen(memory_id))
+
+
+def fact_slots(view: GraphView, leave_out: set[str] = frozenset()) -> dict[tuple[str, str], list[str]]:
+    """(subject, predicate) -> the triple facts believed or superseded now, oldest first.
+
+    The user's own names count as the user (the Writer calls the speaker "user")."""
+    slots: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for memory_id, v in view.current.items():
+        if v.predicate and v.status in ("active", "superseded") and memory_id not in leave_out:
+            slots[(view.fact_subject(memory_id), v.predicate)].append(memory_id)
+    for members in slots.values():
+        members.sort(key=lambda m: chain_order(view, m))
+    return slots
+
+
+def stints(view: GraphView, members: list[str]) -> list[list[str]]:
+    """Split one slot's facts (in chain order) into stints: lists of tellings of one fact."""
+    single = predicates.is_single_valued(view.current[members[0]].predicate)
+    clusters: list[tuple[tuple[str, bool], list[str], Interval]] = []
+    for memory_id in members:
+        v = view.current[memory_id]
+        key = (object_key(v.object), v.negated)
+        interval = original_interval(view, memory_id)
+        joinable = range(len(clusters))
+        if single and not v.negated:
+            positive = [i for i, (k, _, _) in enumerate(clusters) if not k[1]]
+            joinable = positive[-1:]  # a run of one value: only the latest positive value
+        for i in reversed(joinable):
+            k, tellings, known = clusters[i]
+            if k == key and overlaps(known, interval):
+                tellings.append(memory_id)
+                clusters[i] = (k, tellings, joined([known, interval]))
+                break
+        else:
+            clusters.append((key, [memory_id], interval))
+    return [tellings for _, tellings, _ in clusters]
