@@ -354,6 +354,24 @@ def test_a_fact_told_in_two_sessions_gains_confidence(sqlite):
     assert rescored.evidence["sessions"] == 2 and rescored.ops[0].fields["confidence"] == pytest.approx(0.82)
 
 
+def test_a_message_that_said_something_core_is_as_salient_as_its_fact(sqlite):
+    def core_message(b):
+        ep = b.episode("we got a corgi called Biscuit, the kids are obsessed", at(1))
+        b.memory(ep.text, valid_from=at(1), kind="observation", episode=ep)
+        b.memory("user has a corgi named Biscuit", valid_from=at(1), episode=ep, subject="user",
+                 predicate="pet", object="Biscuit")
+
+    write(sqlite, core_message)
+    chatter = write(sqlite, lambda b: observation(b, "the kids are obsessed with that cartoon", at(2)))
+    results = run_all(view_of(sqlite), EditorConfig(), Judge(None))
+    salience = {
+        d.subject: d.ops[0].fields.get("salience") for d in results[-1].decisions if d.action == "rescore"
+    }
+    [said_core] = [m for m in salience if sqlite.get_versions(U, [m])[0].text.startswith("we got a corgi")]
+    assert salience[said_core] == pytest.approx(0.7)  # the pet fact's salience, not an observation's 0.5
+    assert chatter.batch.memories[0].id not in salience  # nothing core said: stays at the Writer's 0.5
+
+
 class HandWrittenLLM:
     """Hand-written replies, not a model's output: they test the protocol, parsing and fallbacks."""
 

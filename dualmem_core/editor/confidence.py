@@ -2,7 +2,7 @@
 
     doubt      = (1 - base) * 0.6 ** (sessions - 1) * 0.85 ** (sources - sessions)
     confidence = clamp((1 - doubt) * 0.75 ** contradictions)
-    salience   = clamp(0.5 + 0.2 * core_predicate + 0.3 * (1 - exp(-access_count / 10)))
+    salience   = clamp(0.5 + 0.2 * core + 0.3 * (1 - exp(-access_count / 10)))
 
 * ``base`` is the confidence the Writer gave the memory (its first version), so scores are
   recomputed from evidence each run rather than compounded run over run.
@@ -13,7 +13,10 @@
   polarity, valid at the same time (a supersession is not a contradiction: it is a change).
 * salience starts where the Writer put every memory (0.5): what was said verbatim is as worth
   recalling as what was extracted from it. Core predicates (who someone is, where they live
-  and work, their people) count more than passing preferences; recall use counts too, saturating.
+  and work, their people) count more than passing preferences, and so does the message that
+  said one (``core``: a core predicate, or an observation one was extracted from; boosting the
+  fact alone pushed the message down, which on unseen conversations is often the only place the
+  rest of what was said survives); recall use counts too, saturating.
 * clamp keeps both in [0.05, 0.99]. A change smaller than ``min_score_change`` is not written, so
   a rerun with nothing new is a fixpoint.
 """
@@ -67,6 +70,15 @@ def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) 
     for m, v in view.current.items():
         if v.predicate and status[m] == "active":
             polarity[(subject_key(v.subject), v.predicate, object_key(v.object))].append(m)
+    # A message that said something core (where the user lives, who their people are) is as
+    # salient as the fact taken from it: when extraction got only part of it, the words are
+    # what recall has.
+    core_episodes = {
+        ep
+        for m, v in view.current.items()
+        if v.predicate in CORE_PREDICATES and status[m] in ("active", "superseded")
+        for ep in sources.get(m, ())
+    }
     for memory_id, v in sorted(view.current.items()):
         if status[memory_id] not in ("active", "superseded"):
             continue
@@ -79,7 +91,10 @@ def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) 
                 if o.negated != v.negated and o.valid_from < v.valid_to and v.valid_from < o.valid_to:
                     contradictions += 1
         confidence = _confidence(view.base_confidence(memory_id), len(sessions), len(eps), contradictions)
-        salience = _salience(v.predicate, view.memories[memory_id].access_count)
+        core = v.predicate in CORE_PREDICATES or (
+            view.memories[memory_id].kind == "observation" and bool(eps & core_episodes)
+        )
+        salience = _salience(core, view.memories[memory_id].access_count)
         changed = {}
         if abs(confidence - v.confidence) >= config.min_score_change:
             changed["confidence"] = confidence
@@ -110,10 +125,9 @@ def _confidence(base: float, sessions: int, sources: int, contradictions: int) -
     return round(_clamp((1 - doubt) * 0.75**contradictions), 4)
 
 
-def _salience(predicate: str | None, access_count: int) -> float:
-    core = 0.2 if predicate in CORE_PREDICATES else 0.0
+def _salience(core: bool, access_count: int) -> float:
     used = 0.3 * (1 - math.exp(-access_count / 10))
-    return round(_clamp(0.5 + core + used), 4)
+    return round(_clamp(0.5 + 0.2 * core + used), 4)
 
 
 def _clamp(x: float) -> float:
