@@ -243,6 +243,27 @@ def test_multi_valued_facts_never_supersede_and_a_negation_ends_its_fact(sqlite)
     assert tea.batch.memories[0].id not in {d.subject for d in result.decisions}
 
 
+def test_breaking_up_ends_the_partner_who_held_then_and_no_other(sqlite):
+    nadia = _told(sqlite, "Nadia is user's girlfriend", "partner", "Nadia", at(1))
+    marriage = _told(sqlite, "user was married to Sam", "spouse", "Sam", EARLIEST, valid_to=at(1))
+    single = _told(sqlite, "user is single", "relationship_status", "single", at(5))
+    jess = _told(sqlite, "Jess is user's girlfriend", "partner", "Jess", at(9))
+    Editor(sqlite).run(U)
+    assert (_version(sqlite, nadia).status, _version(sqlite, nadia).valid_to) == ("superseded", at(5))
+    assert _version(sqlite, marriage).valid_to == at(1)  # ended before: not touched
+    assert _version(sqlite, jess).status == "active"  # began after the break-up
+    ended_by = {(e.src_id, e.dst_id) for e in sqlite.get_edges(U, types=[EdgeType.SUPERSEDES])}
+    assert (single, nadia) in ended_by
+
+
+def test_a_status_told_later_ends_a_reviewed_partner(sqlite):
+    nadia = _told(sqlite, "Nadia is user's girlfriend", "partner", "Nadia", at(1))
+    Editor(sqlite).run(U)
+    _told(sqlite, "user is single", "relationship_status", "single", at(5))
+    Editor(sqlite).run(U)
+    assert (_version(sqlite, nadia).status, _version(sqlite, nadia).valid_to) == ("superseded", at(5))
+
+
 def test_the_users_own_name_counts_as_the_user(sqlite):
     write(sqlite, lambda b: fact(b, "user is named Maya", "user", "name", "Maya", at(1)))
     old = write(sqlite, lambda b: fact(b, "Maya works at Acme", "Maya", "works_at", "Acme", at(2)))

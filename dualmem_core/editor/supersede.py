@@ -14,7 +14,8 @@ member lost its successor (forgotten since): the chain heals.
 
 Multi-valued predicates (likes, has a pet, visited) never supersede on a different value. For
 any predicate, a negated fact ("doesn't eat meat anymore") ends the same positive fact that
-held when it was said.
+held when it was said, and a status of having no partner ("user is single", told for "we broke
+up") ends the partner or marriage that held when it began (``ENDED_BY_STATUS``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ STAGE = "supersede"
 # or both in one message list): the one told later (by first belief, then id) holds, and the
 # other ends an instant after it began, since a store refuses an empty valid interval.
 INSTANT = timedelta(microseconds=1)
+# A status saying the subject has no partner (any more) ends the partner facts that held when it
+# began: "Nadia and I broke up on Tuesday" is told as "user is single" from Tuesday. Being
+# divorced or widowed ends a marriage only: a partner may have come since.
+ENDED_BY_STATUS = {
+    "partner": frozenset({"single"}),
+    "spouse": frozenset({"single", "divorced", "widowed", "separated"}),
+}
 
 
 def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageResult:
@@ -56,13 +64,19 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
     existing = defaultdict(set)  # older memory -> memories with an open SUPERSEDES edge to it
     for e in view.open_edges(EdgeType.SUPERSEDES):
         existing[e.dst_id].add(e.src_id)
-    for members in groups.values():
+    for (subject, predicate), members in groups.items():
+        statuses = [
+            m
+            for m in groups.get((subject, "relationship_status"), ())
+            if not view.current[m].negated
+            and object_key(view.current[m].object) in ENDED_BY_STATUS.get(predicate, ())
+        ]
         orphaned = any(
             view.current[m].status == "superseded" and not existing[m] & view.current.keys() for m in members
         )  # its successor was forgotten: the chain must heal
-        if not orphaned and not new.intersection(members):
+        if not orphaned and not new.intersection(members + statuses):
             continue  # incremental: only groups something new arrived in
-        desired = _desired(view, members, evidence)
+        desired = _desired(view, members, evidence, statuses)
         for memory_id in members:
             status, valid, successors = desired[memory_id]
             decision = _decide(view, memory_id, status, valid, successors, existing[memory_id])
@@ -72,11 +86,12 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
 
 
 def _desired(
-    view: GraphView, members: list[str], evidence: dict[str, Interval]
+    view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: list[str] = ()
 ) -> dict[str, tuple[str, Interval, set[str]]]:
     """memory -> (status, validity, memories that supersede it) the group should have.
 
-    ``members`` come in chain order; a memory's evidence is the validity its tellings wrote."""
+    ``members`` come in chain order; a memory's evidence is the validity its tellings wrote;
+    ``statuses`` are facts that end every value of the group holding when they begin."""
     known = {m: evidence.get(m) or original_interval(view, m) for m in members}
     out = {m: ("active", known[m], set()) for m in members}
     positive = [m for m in members if not view.current[m].negated]
@@ -95,12 +110,14 @@ def _desired(
             begins = original_interval(view, successor)[0]
             for m in segment:
                 out[m] = ("superseded", _ended(known[m], begins), {successor})
-    for n in (m for m in members if view.current[m].negated):
+    enders = [(n, True) for n in members if view.current[n].negated] + [(n, False) for n in statuses]
+    for n, same_value_only in enders:
         said = original_interval(view, n)[0]
         for m in positive:
             status, valid, by = out[m]
             held = known[m][0] <= said < valid[1]
-            if held and object_key(view.current[m].object) == object_key(view.current[n].object):
+            same = object_key(view.current[m].object) == object_key(view.current[n].object)
+            if held and (same or not same_value_only):
                 out[m] = ("superseded", _ended(known[m], said), by | {n})
     return out
 
