@@ -28,7 +28,7 @@ from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
 from .mentions import link_mentions
-from .view import GraphView, follow, object_key
+from .view import SELF, GraphView, follow, object_key
 
 STAGE = "entities"
 ALIAS_PREDICATES = ("name", "nickname")
@@ -197,12 +197,21 @@ def _types_fit(a: str, b: str) -> bool:
 
 
 def _cannot_link(view: GraphView, live: dict) -> set[frozenset[str]]:
-    """Pairs that must stay apart: named together in one memory, or judged different before."""
+    """Pairs that must stay apart: named together in one memory (unless its message is the one
+    saying a name is someone's name), or judged different before."""
     pairs = {frozenset((e.src_id, e.dst_id)) for e in view.open_edges(EdgeType.DISTINCT_FROM)}
+    naming = {  # messages that say a name is someone's name: they name one person twice
+        ep
+        for m, v in view.current.items()
+        if v.predicate in ALIAS_PREDICATES and not v.negated
+        for ep in view.sources.get(m, ())
+    }
     for memory_id, entity_ids in view.mentions.items():
         v = view.current.get(memory_id)
-        if v is not None and v.predicate in ALIAS_PREDICATES:
-            continue  # "Bob's name is Robert": the one memory that names both as one
+        if (v is not None and v.predicate in ALIAS_PREDICATES) or naming.intersection(
+            view.sources.get(memory_id, ())
+        ):
+            continue  # "my friend Robert, everyone calls him Bob", and the facts taken from it
         ids = sorted(set(entity_ids) & live.keys())
         if 1 < len(ids) <= 12:
             pairs |= {frozenset(p) for p in combinations(ids, 2)}
@@ -210,13 +219,24 @@ def _cannot_link(view: GraphView, live: dict) -> set[frozenset[str]]:
 
 
 def _alias_statements(view: GraphView, by_key: dict[str, list[str]]):
-    """(entity, entity, text) for each fact saying one name is another's name or nickname."""
-    for v in view.current.values():
+    """(entity, entity, text) for each fact saying one name is another's name or nickname.
+
+    The user's own names ("Jonathan here, but call me Jon") are all names of one person: the
+    facts say so about "user", whom no entity stands for, so their objects are joined."""
+    own: list[tuple[str, str]] = []  # (name key, the statement) of the user's names
+    for memory_id, v in view.current.items():
         if v.predicate in ALIAS_PREDICATES and v.status == "active" and not v.negated and v.object:
+            if view.fact_subject(memory_id) == SELF:
+                own.append((object_key(v.object), v.text))
             for a in by_key.get(object_key(v.subject), ()):
                 for b in by_key.get(object_key(v.object), ()):
                     if a != b:
                         yield a, b, v.text
+    for (first, _), (name, text) in combinations(own, 2):
+        for a in by_key.get(first, ()):
+            for b in by_key.get(name, ()):
+                if a != b:
+                    yield a, b, text
 
 
 def _grey_pairs(

@@ -38,5 +38,23 @@ class Fact:
     rule: str = ""  # the rule that produced it, for explainability
 
 
+NAME_PREDICATES = ("name", "nickname")
+
+
+def mentioned_entities(fact: Fact) -> list[tuple[str, str]]:
+    """The entities a fact mentions; a stated name or nickname is one more (the subject's type).
+
+    "Robert goes by Bob" then mentions Bob too, and "user's name is Jonathan" Jonathan: the
+    Editor joins the names of one person from the statement (``editor/entities.py``), so later
+    messages saying only "Bob" reach Robert's entity."""
+    found = list(fact.entities)
+    name = fact.object.strip()
+    if fact.predicate in NAME_PREDICATES and not fact.negated and name[:1].isupper():
+        kind = next((k for n, k in found if n == fact.subject), "person")
+        if all(n != name for n, _ in found):
+            found.append((name, kind))
+    return found
+
+
 class Extractor(Protocol):
     def extract(self, message: Message) -> list[Fact]: ...

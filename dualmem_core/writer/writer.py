@@ -37,7 +37,7 @@ from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
-from .facts import Extractor, Fact, Message
+from .facts import Extractor, Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
@@ -157,9 +157,12 @@ class Writer:
             batch.episodes.append(episode)
             result.episode_ids.append(episode.id)
             result.facts += facts
-            mentioned = [e for f in facts for e in f.entities]
-            candidates = [(self._observation(user_id, message, agent_id, session_id), mentioned)]
-            candidates += [(self._fact(user_id, message, f, agent_id, session_id), f.entities) for f in facts]
+            per_fact = [mentioned_entities(f) for f in facts]
+            candidates = [(self._observation(user_id, message, agent_id, session_id), sum(per_fact, []))]
+            candidates += [
+                (self._fact(user_id, message, f, agent_id, session_id), entities)
+                for f, entities in zip(facts, per_fact, strict=True)
+            ]
             for (memory, version), entities in candidates:
                 pending.append((memory, version, entities))
                 batch.edges.append(
