@@ -67,7 +67,7 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
     new = [m for m in arrived if _said_by_someone(view, m)]
     started = min(view.first_seen(m)[0] for m in arrived)
     fresh = {
-        name for name, entity_id in targets.items() if (live[entity_id].created_at or started) >= started
+        name for name, (_, entity_id) in targets.items() if (live[entity_id].created_at or started) >= started
     }
     known_as = _relations(view, live, canonical)
     told_in = _sessions_of_facts(view, live, canonical)
@@ -87,7 +87,7 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
             here = view.sessions_of(memory_id)
             named = set()
             for name, start, end in _occurrences(text, index):
-                entity_id = targets[name]
+                bearer, entity_id = targets[name]
                 entity, relations = live[entity_id], known_as.get(entity_id)
                 if (
                     _whole_name(text, start, end)
@@ -95,9 +95,8 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
                     and _fits(_called(text, start, end), relations)
                     and (told_in.get(entity_id, set()) & here or _well_known(entity, relations))
                 ):
-                    named.add(entity_id)
-            have = {canonical(e) for e in view.mentions.get(memory_id, ()) if e in live}
-            have |= set(view.mentions.get(memory_id, ()))
+                    named |= {bearer, entity_id}  # "Bob", merged into Robert: both, as a merge links
+            have = set(view.mentions.get(memory_id, ()))
             for entity_id in sorted(named - have):
                 out.append(
                     Decision(
@@ -198,9 +197,13 @@ def _relations(view: GraphView, live: dict, canonical: Callable[[str], str]) -> 
     return out
 
 
-def _unambiguous_names(live: dict, canonical: Callable[[str], str]) -> dict[str, str]:
-    """Proper-name spelling -> the one canonical entity it can mean."""
+def _unambiguous_names(live: dict, canonical: Callable[[str], str]) -> dict[str, tuple[str, str]]:
+    """Proper-name spelling -> (the entity bearing it, the one canonical entity it can mean).
+
+    The bearer is kept apart from the canonical one because a merge keeps each entity's own
+    names: "Bob" merged into "Robert" is still the entity named Bob."""
     meaning: dict[str, set[str]] = defaultdict(set)
+    bearers: dict[str, set[str]] = defaultdict(set)
     first_words: dict[str, set[str]] = defaultdict(set)  # first word of a longer name -> entities
     for entity_id, entity in live.items():
         root = canonical(entity_id)
@@ -209,11 +212,12 @@ def _unambiguous_names(live: dict, canonical: Callable[[str], str]) -> dict[str,
             if not _looks_like_a_name(name):
                 continue
             meaning[name].add(root)
+            bearers[name].add(entity_id)
             words = name.split()
             if len(words) > 1:
                 first_words[words[0]].add(root)
     return {
-        name: next(iter(roots))
+        name: (min(bearers[name], key=lambda i: (live[i].created_at, i)), next(iter(roots)))
         for name, roots in meaning.items()
         if len(roots) == 1 and not (first_words.get(name, set()) - roots)
     }
