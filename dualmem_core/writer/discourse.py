@@ -39,6 +39,10 @@ TEMPORARY = re.compile(
     r"\b(?:visiting|holiday|vacation|trip|tonight|today|this week|at the moment)\b",
     re.I,
 )
+_YOUR_RELATIVE = re.compile(r"\byour\s+(?P<rel>[a-z]+)\b", re.I)
+_OWN_MOVE = re.compile(
+    r"\b(?:I|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+)?(?:moved|relocated|moving)\b", re.I
+)
 _FADE = 2  # user messages naming nobody after which earlier referents are forgotten
 _PRONOUNS = re.compile(r"\b(?:(?P<m>he|him|his|himself)|(?P<f>she|her|hers|herself))\b", re.I)
 _RELATION_OF = re.compile(r"'s ([a-z-]+)$")
@@ -77,17 +81,22 @@ class Discourse:
     moved: bool = False  # the previous user message spoke of a move
     question: Question | None = None  # the assistant's question the next user message may answer
     quiet: int = 0  # user messages since the last one that named a person or pet
+    asked_about: str = ""  # the one relative of the user the assistant's last turn spoke of ("mum")
+    pet_names: set[str] = field(default_factory=set)  # named pets: "Rufus ate my sandwich" names no person
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def heard(self, text: str) -> None:
-        """An assistant turn: remember its question, if it asks something a short answer can give."""
+        """An assistant turn: remember its question, if it asks something a short answer can give,
+        and the one relative of the user it speaks of ("How's your mum?" -> "She's good")."""
         self.question = read_question(text)
+        relatives = {m["rel"].lower() for m in _YOUR_RELATIVE.finditer(text)}
+        relatives &= _RELATION_WORDS
+        self.asked_about = relatives.pop() if len(relatives) == 1 else ""
 
     def referent(self, text: str, speaker: str) -> tuple[str | None, str | None]:
         """(person, pet) that a message's he/she/his/her/it may mean, each only when unambiguous."""
         people = self.people
-        if self.question is not None and self.question.about:  # "What does your husband do?"
-            rel = self.question.about
+        if rel := self.asked_about:  # "What does your husband do?" - "He's a teacher"
             people = (Referent(f"{speaker}'s {rel}", gender_of(rel)),)
         pet = self.pets[0] if len(self.pets) == 1 else None
         genders = {"m" if m["m"] else "f" for m in _PRONOUNS.finditer(text)}
@@ -116,6 +125,8 @@ class Discourse:
     ) -> None:
         """Update from a user message just read: who it named, its pets, its home, its topic."""
         self.question = None
+        self.pet_names |= {f.object for f in facts if f.predicate == "pet" and f.object[:1].isupper()}
+        people = [p for p in people if p not in self.pet_names]
         named = [_referent(name, speaker, text, people, facts) for name in dict.fromkeys(people)]
         named += _unread_people(text, speaker, {r.name for r in named}, facts)
         if named:
@@ -136,7 +147,13 @@ class Discourse:
             self.place = state_place
         elif homes:
             self.place = None  # a home without "there"/"here" meaning: safer to forget the old one
-        self.work_talk, self.moved = work_talk, moved
+        self.asked_about = ""
+        self.work_talk = work_talk
+        # Only the speaker's own move makes their next "we're in Sheffield now" a home.
+        self.moved = moved and (
+            any(f.predicate == "lives_in" and f.subject == speaker for f in facts)
+            or bool(_OWN_MOVE.search(text))
+        )
 
 
 def _referent(name: str, speaker: str, text: str, people: list[str], facts: list) -> Referent:

@@ -116,9 +116,13 @@ class _MessageState:
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
     moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
 
+    carried: str | None = None  # the one earlier message's person a pronoun may mean (``discourse.py``)
+
     @property
     def referent(self) -> str | None:
         distinct = list(dict.fromkeys(self.people))
+        if not distinct:  # nobody named yet in this message: "she" is who the conversation was about
+            return self.carried
         return distinct[0] if len(distinct) == 1 else None
 
 
@@ -185,8 +189,7 @@ class RuleExtractor:
         state.moved = not state.away and bool(_MOVE_TALK.search(text))
         own_topics = state.work_talk, state.moved
         if context is not None:
-            person, state.last_pet = context.referent(text, speaker)
-            state.people += [person] if person else []
+            state.carried, state.last_pet = context.referent(text, speaker)
             state.last_place = None if state.away else context.place
             state.work_talk = state.work_talk or context.work_talk
             state.moved = state.moved or (context.moved and not state.away)
