@@ -200,7 +200,21 @@ def timing(repeats: int = 5) -> str:
         for text in texts:
             extractor.extract(Message(text, at, "user", "user"))
     elapsed = time.perf_counter() - start
-    return f"extraction: {1000 * elapsed / (repeats * len(texts)):.3f} ms per message ({len(texts)} messages)"
+    per_message = 1000 * elapsed / (repeats * len(texts))
+    alone = f"extraction: {per_message:.3f} ms per message ({len(texts)} messages)"
+    # The tune sessions read as the Writer reads them: in order, with their context, assistant turns heard.
+    fixture = load_fixture(part="tune")
+    users = sum(m.role == "user" for m in fixture.messages)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        contexts: dict[tuple[str, str], Discourse] = {}
+        for m in fixture.messages:
+            if m.role in ("user", "assistant"):
+                context = contexts.setdefault((m.user_id, m.session_id), Discourse())
+                extractor.extract(Message(m.content, at, m.role, m.role), context)
+    elapsed = time.perf_counter() - start
+    per_user = 1000 * elapsed / (repeats * users)
+    return f"{alone}\nwith context (tune sessions): {per_user:.3f} ms per user message"
 
 
 def main(argv: list[str] | None = None) -> int:
