@@ -182,12 +182,8 @@ class Writer:
         A context-reading extractor also hears the assistant's turns (their questions) and the session's
         earlier messages (``discourse.py``); it is not asked for facts from them."""
         roles = self.config.extract_roles
-        if getattr(self.extractor, "reads_context", False):
-            context = Discourse() if context is None else context  # a batch is one conversation
-        else:
-            context = None
-        heard = roles if context is None else (*roles, "assistant")
-        mined = [i for i, m in enumerate(messages) if m.role in heard]
+        reads = getattr(self.extractor, "reads_context", False)
+        mined = [i for i, m in enumerate(messages) if m.role in roles or (reads and m.role == "assistant")]
         inputs = [
             Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
         ]
@@ -199,7 +195,7 @@ class Writer:
             if inputs:
                 fallback = extraction.fallback
                 result.extractor = "llm" if fallback is None else f"rules (LLM {fallback})"
-        elif context is not None:
+        elif reads:  # without a session, the batch alone is the conversation
             found = self.extractor.extract_many(inputs, context=context)
         elif batch_extract is not None:
             found = batch_extract(inputs)
