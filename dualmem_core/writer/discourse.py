@@ -214,7 +214,11 @@ _QUESTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.I))
     for kind, pattern in (
         ("from", rf"\bwhere\b.*\b(?:{_YOU}|your {_REL})\b.*\b(?:from|grow up|raised|born)\b"),
-        ("work_at", rf"\b(?:where|who|which company)\b.*\b(?:{_YOU}|your {_REL})\b.*\bwork(?:ing)?\b"),
+        (
+            "work_at",
+            rf"\b(?:where|who|which company)\b.*\b(?:{_YOU}|your {_REL})\b.*\bwork(?:ing)?\b|"
+            rf"\bwhich (?:company|firm|employer) (?:are|do) {_YOU}\b",
+        ),
         (
             "live",
             rf"\bwhere(?:abouts)?\b.*\b(?:{_YOU}|your {_REL})\b.*\b(?:live|living|based|located|"
@@ -224,13 +228,15 @@ _QUESTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "job",
             rf"\bwhat\b.*\b(?:do|does) (?:{_YOU}|your {_REL}) do\b(?! (?:today|tonight|now|this|"
-            r"next|at the|on|for fun))|\bwhat(?:'s| is) your (?:job|line of work|profession|occupation)\b",
+            r"next|at the|on|for fun))|\bwhat(?:'s| is) your (?:job|line of work|profession|occupation)\b|"
+            rf"\bwhat (?:line|kind|sort|type) of (?:work|job) (?:are|do) {_YOU}\b",
         ),
         ("study", rf"\bwhat\b.*\b(?:{_YOU}|your {_REL})\b.*\bstudy(?:ing)?\b"),
         ("age", rf"\bhow old (?:are {_YOU}|is your {_REL})\b"),
         (
             "name",
-            r"\bwhat(?:'s| is) your name\b|\bwhat should I call you\b|\bwho am I (?:talking|speaking) to\b",
+            r"\bwhat(?:'s| is) your name\b|\bwhat should I call you\b|\bwho am I (?:talking|speaking) to\b|"
+            r"\b(?:catch|get|have) your name\b|\byour name again\b",
         ),
         (
             "partner",
@@ -279,9 +285,12 @@ _FILLER = re.compile(
 )
 _FRAGMENT_END = re.compile(r"\s*(?:[,.;!?()]|\s-\s|\s–\s|\s+(?:but|and|though|although)\b)")
 _LOCATIVE = re.compile(
-    r"^(?:(?:just|right)\s+)?(?:in|near|outside|north of|south of|east of|west of|"
+    r"^(?i:(?:just|right)\s+)?(?i:in|near|outside|north of|south of|east of|west of|"
     r"on the outskirts of)\s+(?=[A-Z])"
 )
+# "Originally Dundee", "currently Leeds": the adverb is not part of the answer.
+_LEAD_ADVERB = re.compile(r"^(?:originally|currently|mostly|basically|still|now|probably)\s+", re.I)
+_NAME_LEAD = re.compile(r"^(?:it'?s|it is|i'?m|i am|call me|just|my name'?s|my name is)\s+", re.I)
 _I_AM_IN = re.compile(r"^(?:i'?m|i am|we'?re|we are)\s+(?=(?:just\s+)?(?:in|near|outside)\s+[A-Z])", re.I)
 _PLACE = re.compile(r"^[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3}$")
 _ORG = re.compile(r"^(?:(?:a|an|the)\s+[a-z][\w' -]*|[A-Z][\w'&.-]*(?:\s+[\w'&.-]+){0,3})$")
@@ -326,11 +335,12 @@ def answer_statement(question: Question | None, text: str, pets: tuple[str, ...]
 
 def _restate(q: Question, fragment: str, pets: tuple[str, ...]) -> str | None:
     who, third = ("I", False) if not q.about else (f"My {q.about}", True)
+    fragment = _LEAD_ADVERB.sub("", fragment)
     be = "is" if third else "am"
     if q.kind in ("live", "from"):
         fragment = _I_AM_IN.sub("", fragment)
         if _LOCATIVE.match(fragment):
-            place = fragment
+            place = fragment[0].lower() + fragment[1:]  # "In Auckland" -> "in Auckland"
         elif _PLACE.match(fragment) and fragment.split()[0] not in _NOT_NAMES:
             place = f"in {fragment}" if q.kind == "live" else fragment
         else:
@@ -360,6 +370,7 @@ def _restate(q: Question, fragment: str, pets: tuple[str, ...]) -> str | None:
             return None
         return f"{who} {be} {number} years old"
     if q.kind in ("name", "partner", "pet_name"):
+        fragment = _NAME_LEAD.sub("", fragment)  # "It's Ravi"
         if not _NAME.match(fragment) or fragment in _NOT_NAMES:
             return None
         if q.kind == "name":

@@ -527,7 +527,12 @@ _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 _MOVED_HERE = re.compile(r"\b[Mm]oved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
-_PET_CALLED = re.compile(r"^(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
+# "she's called Biscuit", "we named him Biscuit", "the kids called her Pip": the one pet just mentioned.
+_PET_CALLED = re.compile(
+    r"^(?:(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)|"
+    r"(?:[Ww]e|[Tt]hey|I|[Tt]he kids)\s+(?:have\s+)?(?:named|called)\s+(?:him|her|it))"
+    r"\s+(?P<name>[A-Z][a-z]+)\b"
+)
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 
