@@ -15,7 +15,13 @@ The ``corpus`` part is the hand-written development corpus ``fixtures/extraction
 labelled triples and precision of what is extracted. ``all`` prints the three tables, the held-out one
 as a summary only, and the mean extraction time per message.
 
-Run:  python -m benchmarks.extraction [--part tune|heldout|corpus|all] [--misses] [--extra]
+Each fixture session is read in order with its discourse context (``writer/discourse.py``), as the
+Writer reads it; ``--alone`` reads every message by itself for comparison. The ``dialogues`` part is
+the hand-written multi-message corpus ``fixtures/extraction/dialogues.jsonl``
+(``benchmarks/extraction_dialogues.py``), read both ways.
+
+Run:  python -m benchmarks.extraction [--part tune|heldout|corpus|dialogues|all] [--alone]
+      [--misses] [--extra]
 """
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ import sys
 import time
 from collections import Counter
 
-from benchmarks import extraction_corpus
+from benchmarks import extraction_corpus, extraction_dialogues
 from dualmem_core.evaluation.fixture import GoldFact, load_fixture
 from dualmem_core.evaluation.metrics import _key
+from dualmem_core.writer.discourse import Discourse
 from dualmem_core.writer.extract_rules import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.inputs import to_messages
@@ -42,17 +49,24 @@ def _expresses(fact: Fact, gold: GoldFact, strict: bool) -> bool:
     return not strict or fact.predicate == gold.predicate
 
 
-def run(part: str, show_misses: bool, show_extra: bool) -> dict[str, dict[str, int]]:
+def run(part: str, show_misses: bool, show_extra: bool, alone: bool = False) -> dict[str, dict[str, int]]:
+    """Score one fixture part; each session is read in order with its discourse context, as the
+    Writer reads it (``alone``: every message by itself, as before the context existed)."""
     fixture = load_fixture(part=part)
     extractor = RuleExtractor()
     mined = WriterConfig().extract_roles
     extracted: dict[str, list[Fact]] = {}
     text_of: dict[str, str] = {}
+    contexts: dict[tuple[str, str], Discourse] = {}
     for m in fixture.messages:
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
+        context = None if alone else contexts.setdefault((m.user_id, m.session_id), Discourse())
+        said = Message(msg.text, msg.at, msg.speaker, msg.role)
         if msg.role in mined:
-            extracted[m.source_id] = extractor.extract(Message(msg.text, msg.at, msg.speaker, msg.role))
+            extracted[m.source_id] = extractor.extract(said, context)
             text_of[m.source_id] = m.content
+        elif context is not None and msg.role == "assistant":
+            extractor.extract(said, context)  # its question may make the next short answer readable
     gold_predicates = {f.predicate for f in fixture.facts}
     rows: dict[str, dict[str, int]] = {}
     for user in fixture.users():
@@ -146,6 +160,35 @@ def corpus_table(show_misses: bool, show_extra: bool) -> str:
     )
 
 
+def dialogues_table(show_misses: bool, show_extra: bool) -> str:
+    """The hand-written dialogues, read as conversations and (for comparison) one message at a time."""
+    rows = []
+    for with_context in (False, True):
+        result = extraction_dialogues.score(with_context=with_context)
+        if with_context and show_misses:
+            for sid, text, exp, got in result.misses:
+                print(f"MISS {sid} ({exp.subject}, {exp.predicate}, {'|'.join(exp.objects)}) << {text}")
+                for fact in got:
+                    print(f"        got {extraction_corpus.describe(fact)}")
+        if with_context and show_extra:
+            for sid, text, fact in result.wrong:
+                print(f"EXTRA {sid} {extraction_corpus.describe(fact)} << {text}")
+        rows.append(
+            f"| {'with context' if with_context else 'each message alone'}"
+            f" | {result.expected} | {result.found}"
+            f" | {_pct(result.found, result.expected)} | {result.extracted} | {result.correct}"
+            f" | {_pct(result.correct, result.extracted)} |"
+        )
+    return "\n".join(
+        [
+            f"part dialogues ({len(extraction_dialogues.load())} dialogues)",
+            "| reading | expected | found | recall | extracted (judged) | correct | precision |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+            *rows,
+        ]
+    )
+
+
 def timing(repeats: int = 5) -> str:
     """Mean extraction time per message over the tune part's and the corpus's user messages."""
     extractor = RuleExtractor()
@@ -157,22 +200,39 @@ def timing(repeats: int = 5) -> str:
         for text in texts:
             extractor.extract(Message(text, at, "user", "user"))
     elapsed = time.perf_counter() - start
-    return f"extraction: {1000 * elapsed / (repeats * len(texts)):.3f} ms per message ({len(texts)} messages)"
+    per_message = 1000 * elapsed / (repeats * len(texts))
+    alone = f"extraction: {per_message:.3f} ms per message ({len(texts)} messages)"
+    # The tune sessions read as the Writer reads them: in order, with their context, assistant turns heard.
+    fixture = load_fixture(part="tune")
+    users = sum(m.role == "user" for m in fixture.messages)
+    start = time.perf_counter()
+    for _ in range(repeats):
+        contexts: dict[tuple[str, str], Discourse] = {}
+        for m in fixture.messages:
+            if m.role in ("user", "assistant"):
+                context = contexts.setdefault((m.user_id, m.session_id), Discourse())
+                extractor.extract(Message(m.content, at, m.role, m.role), context)
+    elapsed = time.perf_counter() - start
+    per_user = 1000 * elapsed / (repeats * users)
+    return f"{alone}\nwith context (tune sessions): {per_user:.3f} ms per user message"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="tune", choices=("tune", "heldout", "corpus", "all"))
+    parser.add_argument("--part", default="tune", choices=("tune", "heldout", "corpus", "dialogues", "all"))
+    parser.add_argument("--alone", action="store_true", help="read every fixture message alone, no context")
     parser.add_argument("--misses", action="store_true", help="print facts not extracted (not held-out)")
     parser.add_argument("--extra", action="store_true", help="print wrong extracted facts (not held-out)")
     args = parser.parse_args(argv)
-    parts = ("tune", "corpus", "heldout") if args.part == "all" else (args.part,)
+    parts = ("tune", "corpus", "dialogues", "heldout") if args.part == "all" else (args.part,)
     for part in parts:
         detail = part != "heldout"  # the held-out part is measured, never read
         if part == "corpus":
             print(corpus_table(args.misses, args.extra))
+        elif part == "dialogues":
+            print(dialogues_table(args.misses, args.extra))
         else:
-            print(table(part, run(part, args.misses and detail, args.extra and detail)))
+            print(table(part, run(part, args.misses and detail, args.extra and detail, args.alone)))
     if args.part == "all":
         print(timing())
     return 0

@@ -87,9 +87,11 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     Messages and their facts are mirrored on ``Writer.remember``: each message becomes an
     ``InputMessage`` through the same ``to_messages`` (time in UTC, speaker defaulting to the
     role), the roles of ``WriterConfig().extract_roles`` are mined, and each is handed to the
-    extractor as the same ``facts.Message`` (``extractor`` defaults to ``RuleExtractor()``).
+    extractor as the same ``facts.Message`` (``extractor`` defaults to ``RuleExtractor()``), with
+    its session's discourse context when the extractor reads one, assistant turns heard.
     """
     from dualmem_core.evaluation.fixture import load_fixture
+    from dualmem_core.writer.discourse import Discourse
     from dualmem_core.writer.extract_rules import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
@@ -102,11 +104,18 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     messages: dict[str, None] = {}
     facts: dict[str, None] = {}
     names: dict[str, set[str]] = {}  # user -> the names they gave themselves, as recall reads them
+    contexts: dict[tuple[str, str], Discourse] = {}  # as the Writer keeps one per (user, session)
     for m in fixture.messages:
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
         messages.setdefault(msg.text)
+        said = Message(msg.text, msg.at, msg.speaker, msg.role)
+        context = None
+        if getattr(extractor, "reads_context", False) and m.session_id is not None:
+            context = contexts.setdefault((m.user_id, m.session_id), Discourse())
+            if msg.role == "assistant":
+                extractor.extract(said, context)  # the Writer lets it hear the assistant's questions
         if msg.role in mined_roles:
-            for fact in extractor.extract(Message(msg.text, msg.at, msg.speaker, msg.role)):
+            for fact in extractor.extract(said, context) if context is not None else extractor.extract(said):
                 facts.setdefault(fact.text)
                 if (
                     fact.subject.casefold() == "user"

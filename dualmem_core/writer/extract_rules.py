@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from . import dates
+from .discourse import TEMPORARY, Discourse, answer_statement
 from .facts import Fact, Message
 from .rules.assemble import dedupe, entity_type, finish, proper_entities, reads_future
 from .rules.base import Context, Draft
@@ -115,9 +116,13 @@ class _MessageState:
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
     moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
 
+    carried: str | None = None  # the one earlier message's person a pronoun may mean (``discourse.py``)
+
     @property
     def referent(self) -> str | None:
         distinct = list(dict.fromkeys(self.people))
+        if not distinct:  # nobody named yet in this message: "she" is who the conversation was about
+            return self.carried
         return distinct[0] if len(distinct) == 1 else None
 
 
@@ -148,21 +153,46 @@ class _Clause:
 class RuleExtractor:
     """Pattern rules over clauses; see the module docstring for the reading order."""
 
-    def extract(self, message: Message) -> list[Fact]:
+    reads_context = True  # the Writer hands it a session's Discourse (``discourse.py``)
+
+    def extract(self, message: Message, context: Discourse | None = None) -> list[Fact]:
+        """The message's facts; with ``context`` (its session's earlier turns) pronouns and short
+        answers that point back are read too, and the context moves on past this message."""
         speaker = (message.speaker or "user").strip() or "user"
         role = (message.role or "user").lower()
+        if context is not None and role == "assistant":
+            with context.lock:
+                context.heard(message.text)  # its question may make the next short answer readable
+            context = None
         if role == "system" or (role == "assistant" and speaker.lower() in _NON_SPEAKING):
             return []  # the assistant talking about itself is not memory about the user
         with dates.reading():
-            return self._read(message, speaker)
+            if context is None:
+                return self._read(message, speaker)
+            with context.lock:
+                return self._read(message, speaker, context)
 
-    def _read(self, message: Message, speaker: str) -> list[Fact]:
+    def extract_many(self, messages: list[Message], context: Discourse | None = None) -> list[list[Fact]]:
+        """Read messages of one conversation in order, each with what the earlier ones left."""
+        context = Discourse() if context is None else context
+        return [self.extract(m, context) for m in messages]
+
+    def _read(self, message: Message, speaker: str, context: Discourse | None = None) -> list[Fact]:
         state = _MessageState(speaker, message.at)
         facts: list[Fact] = []
-        text = normalize(message.text)
+        said = message.text
+        if context is not None:  # "Leeds, for now" after "Where are you based?"
+            said = answer_statement(context.question, said, context.pets) or said
+        text = normalize(said)
         state.away = " here " in text and bool(AWAY.search(text))
         state.work_talk = bool(_WORK_TALK.search(text))
         state.moved = not state.away and bool(_MOVE_TALK.search(text))
+        own_topics = state.work_talk, state.moved
+        if context is not None:
+            state.carried, state.last_pet = context.referent(text, speaker)
+            state.last_place = None if state.away else context.place
+            state.work_talk = state.work_talk or context.work_talk
+            state.moved = state.moved or (context.moved and not state.away)
         for sentence in split_sentences(text):
             body = sentence.text
             if is_question(sentence):
@@ -192,7 +222,12 @@ class RuleExtractor:
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
-        return _named_pets_only(dedupe(facts))
+        facts = _named_pets_only(dedupe(facts))
+        if context is not None:
+            home = (m := _BE_IN_PLACE.search(text)) is not None and m["o"] == state.last_place
+            context.after(speaker, text, state.people, facts, state.last_place,
+                          home and not state.away and not TEMPORARY.search(text), *own_topics)
+        return facts
 
     # -------------------------------------------------------------------------------- clauses
 
@@ -491,8 +526,13 @@ _NOW_IN = re.compile(r"now\s+in\s+[A-Z]")
 _BE_IN_PLACE = re.compile(
     r"\b(?:am|are|is|live|living|based)\s+(?:(?:down|up|out|over)\s+)?in\s+(?P<o>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
-_MOVED_HERE = re.compile(r"\bmoved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
-_PET_CALLED = re.compile(r"^(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)\s+(?P<name>[A-Z][a-z]+)\b")
+_MOVED_HERE = re.compile(r"\b[Mm]oved\s+(?:over\s+|up\s+|down\s+|out\s+|back\s+)?here\b(?!\s+(?:to|from)\b)")
+# "she's called Biscuit", "we named him Biscuit", "the kids called her Pip": the one pet just mentioned.
+_PET_CALLED = re.compile(
+    r"^(?:(?:[Hh]e|[Ss]he|[Ii]t)\s+is\s+(?:called|named)|"
+    r"(?:[Ww]e|[Tt]hey|I|[Tt]he kids)\s+(?:have\s+)?(?:named|called)\s+(?:him|her|it))"
+    r"\s+(?P<name>[A-Z][a-z]+)\b"
+)
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 

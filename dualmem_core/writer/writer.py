@@ -37,6 +37,7 @@ from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
+from .discourse import Discourse, SessionContexts
 from .facts import Extractor, Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .llm_extract import LLMExtractor
@@ -122,6 +123,7 @@ class Writer:
                 extractor = LLMExtractor(llm, fallback=extractor)
         self.extractor = extractor
         self.config = config or WriterConfig()
+        self.contexts = SessionContexts()  # per (user, session): what earlier messages left for the next
 
     # -- write ----------------------------------------------------------------------------
 
@@ -142,7 +144,8 @@ class Writer:
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
         result, batch = RememberResult(), WriteBatch()
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
-        for message, facts in zip(messages, self._extract(messages, result), strict=True):
+        context = self.contexts.get(user_id, session_id)
+        for message, facts in zip(messages, self._extract(messages, result, context), strict=True):
             episode = Episode(
                 id=_new_id("ep"),
                 user_id=user_id,
@@ -175,10 +178,15 @@ class Writer:
         self.store.write(batch)
         return result
 
-    def _extract(self, messages: list[InputMessage], result: RememberResult) -> list[list[Fact]]:
+    def _extract(self, messages: list[InputMessage], result: RememberResult,
+                 context: Discourse | None = None) -> list[list[Fact]]:
         """Facts per message; an extractor that reads a batch (the LLM one) gets one call, and
-        says in ``result.extractor`` whether it answered or fell back to the rules, and why."""
-        mined = [i for i, m in enumerate(messages) if m.role in self.config.extract_roles]
+        says in ``result.extractor`` whether it answered or fell back to the rules, and why.
+        A context-reading extractor also hears the assistant's turns (their questions) and the session's
+        earlier messages (``discourse.py``); it is not asked for facts from them."""
+        roles = self.config.extract_roles
+        reads = getattr(self.extractor, "reads_context", False)
+        mined = [i for i, m in enumerate(messages) if m.role in roles or (reads and m.role == "assistant")]
         inputs = [
             Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
         ]
@@ -190,13 +198,15 @@ class Writer:
             if inputs:
                 fallback = extraction.fallback
                 result.extractor = "llm" if fallback is None else f"rules (LLM {fallback})"
+        elif reads:  # without a session, the batch alone is the conversation
+            found = self.extractor.extract_many(inputs, context=context)
         elif batch_extract is not None:
             found = batch_extract(inputs)
         else:
             found = [self.extractor.extract(m) for m in inputs]
         facts: list[list[Fact]] = [[] for _ in messages]
         for index, extracted in zip(mined, found, strict=True):
-            facts[index] = extracted
+            facts[index] = extracted if messages[index].role in roles else []
         return facts
 
     def _observation(
@@ -421,6 +431,7 @@ class Writer:
         check_user_id(user_id)
         if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
+        self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
         caches = [c for c in (getattr(self.embedder, "cache", None),
                               getattr(getattr(self.extractor, "llm", None), "cache", None)) if c is not None]
         texts = self._texts_to_forget(user_id, source_ids, memory_id, everything) if caches else []

@@ -97,6 +97,8 @@ _DIET_AS_MODIFIER = frozenset(
 
 
 def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
+    if m.string.startswith(("-curious", "-ish"), m.end()):
+        return []  # "he's vegetarian-curious": not (yet) the diet
     following = m.string[m.end() :].split(maxsplit=1)
     noun = following[0].lower().strip(",.!") if following else ""
     if noun in _DIET_AS_MODIFIER or job_head(noun):
