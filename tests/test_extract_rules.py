@@ -112,6 +112,8 @@ POSITIVE: list[tuple[str, list[tuple]]] = [
     ("I married Lucia in 2012.", [("user", "spouse", "Lucia")]),
     ("My boyfriend Theo lives in Lyon.", [("user", "partner", "Theo"), ("Theo", "lives_in", "Lyon")]),
     ("I'm dating Priyanka.", [("user", "partner", "Priyanka")]),
+    ("Nadia and I broke up.", [("user", "partner", "Nadia"), ("user", "relationship_status", "single")]),
+    ("me and Sam split up last week", [("user", "partner", "Sam")]),
     ("We got engaged last weekend!", [("user", "relationship_status", "engaged")]),
     ("I'm divorced.", [("user", "relationship_status", "divorced")]),
     ("My sister Lena lives in Seattle.", [("user", "sibling", "Lena"), ("Lena", "lives_in", "Seattle")]),
@@ -782,3 +784,10 @@ def test_carry_over_does_not_invent(text: str) -> None:
     judged = [f for f in extract(text) if f.predicate not in ("plans", "event")]
     invented = [f for f in judged if f.predicate in ("works_at", "lives_in", "hobby", "eats")]
     assert not invented, [(f.subject, f.predicate, f.object) for f in invented]
+
+
+def test_breaking_up_with_the_one_named_beside_the_speaker_ends_them():
+    facts = extract("Nadia and I broke up on Tuesday.")
+    ended = find(facts, "partner", "Nadia")
+    assert ended.valid_to is not None and ended.valid_to.date().isoformat() == "2024-06-11"
+    assert not [f for f in extract("Jess and I went hiking on Tuesday.") if f.predicate == "partner"]

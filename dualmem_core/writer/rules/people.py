@@ -147,6 +147,9 @@ def _breakup(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = [Draft("relationship_status", "single", 0.6, kind="none", timing="start")]
     if m["o"]:
         out += [Draft("partner", p, 0.8, timing="end", ended=True) for p in names_in(m["o"])]
+    elif ctx.subject.co_kind == "person" and names_in(ctx.subject.co_subject or ""):
+        # "Nadia and I broke up": the one named beside the speaker was the partner
+        out += [Draft("partner", p, 0.75, timing="end", ended=True) for p in names_in(ctx.subject.co_subject)]
     return out
 
 
