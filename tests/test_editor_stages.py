@@ -243,6 +243,32 @@ def test_multi_valued_facts_never_supersede_and_a_negation_ends_its_fact(sqlite)
     assert tea.batch.memories[0].id not in {d.subject for d in result.decisions}
 
 
+def test_an_acronym_for_the_employer_is_no_change_of_job(sqlite):
+    long = _told(sqlite, "user works at Woods Hole Oceanographic Institution", "works_at",
+                 "Woods Hole Oceanographic Institution", at(1))
+    short = _told(sqlite, "user works at WHOI", "works_at", "WHOI", at(3))
+    other = _told(sqlite, "user works at MBL", "works_at", "MBL", at(6))  # no value has those initials
+    Editor(sqlite).run(U)
+    assert _version(sqlite, short).status == "duplicate"  # one employer, told twice
+    assert (_version(sqlite, long).status, _version(sqlite, long).valid_to) == ("superseded", at(6))
+    assert _version(sqlite, other).status == "active"
+
+
+def test_an_acronym_entity_merges_with_the_one_name_it_abbreviates(sqlite):
+    def build(b):
+        for name in ("Woods Hole Oceanographic Institution", "WHOI", "MBL", "JD", "John Doe"):
+            entity = b.entity(name, "person" if name in ("JD", "John Doe") else "organization")
+            mem, _ = b.memory(f"user mentioned {name}")
+            b.edge(EdgeType.MENTIONS, mem.id, entity.id)
+
+    b = write(sqlite, build)
+    names = {e.id: e.name for e in b.batch.entities}
+    result = resolve_entities(view_of(sqlite))
+    merges = {(frozenset((names[d.subject], names[d.target])), d.reason) for d in result.decisions
+              if d.action == "merge"}
+    assert merges == {(frozenset(("WHOI", "Woods Hole Oceanographic Institution")), "initials")}
+
+
 def test_breaking_up_ends_the_partner_who_held_then_and_no_other(sqlite):
     nadia = _told(sqlite, "Nadia is user's girlfriend", "partner", "Nadia", at(1))
     marriage = _told(sqlite, "user was married to Sam", "spouse", "Sam", EARLIEST, valid_to=at(1))

@@ -138,6 +138,8 @@ def _compare(
 ) -> tuple[bool | None, str]:
     """(True, rule) same; (False, rule) different; (None, "grey band") unproven."""
     va, vb = view.current[a], view.current[b]
+    if a in stint_of and stint_of.get(a) == stint_of.get(b):
+        return True, "same triple"  # one fact told twice (an acronym for a name counts too)
     if va.predicate and vb.predicate:
         same = (
             view.fact_subject(a) == view.fact_subject(b)
@@ -149,8 +151,6 @@ def _compare(
             return False, "different triple"
         # Repeats of a triple were all compared above (the slot's stints); a neighbour pair
         # left apart there is the same triple about another stretch of time.
-        if a in stint_of and stint_of.get(a) == stint_of.get(b):
-            return True, "same triple"
         return False, "same triple, another stint"
     if va.content_hash == vb.content_hash:
         return True, "same text"

@@ -4,7 +4,8 @@ Evidence, cheapest first:
 
 1. the same normalised name or alias, with compatible types ("thing" fits any type);
 2. a memory that says so: a ``name`` or ``nickname`` fact ("Bob's name is Robert Smith") makes
-   its subject and object one entity;
+   its subject and object one entity; so does an all-capitals name that is the initials of exactly
+   one organisation or place ("WHOI");
 3. everything else that looks alike (a common nickname of the same first name, a close spelling,
    a first name alone against a full name) is the grey band: the LLM decides when one is
    configured, and without one the names stay apart, because a wrong merge mixes up two
@@ -28,6 +29,7 @@ from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
 from .mentions import link_mentions
+from .stints import initials
 from .view import SELF, GraphView, follow, object_key
 
 STAGE = "entities"
@@ -117,6 +119,9 @@ def resolve_entities(
     for a, b, text in _alias_statements(view, by_key):
         if a in live and b in live and merge(a, b):
             evidence.setdefault(max(a, b, key=lambda i: (live[i].created_at, i)), ("named as", text))
+    for a, b in _acronyms(live, touched):
+        if merge(a, b):
+            evidence.setdefault(max(a, b, key=lambda i: (live[i].created_at, i)), ("initials", live[a].name))
     grey = _grey_pairs(live, keys, touched, find, config.name_similarity)
     if grey:
         described = [(_describe(view, a), _describe(view, b)) for a, b, _ in grey]
@@ -237,6 +242,21 @@ def _alias_statements(view: GraphView, by_key: dict[str, list[str]]):
             for b in by_key.get(name, ()):
                 if a != b:
                     yield a, b, text
+
+
+def _acronyms(live: dict, touched: set[str]):
+    """(acronym entity, named entity) when an all-capitals name is the initials of exactly one
+    other organisation's or place's name ("WHOI", "Woods Hole Oceanographic Institution").
+    People are left out: "JD" may be anyone's initials."""
+    spelled: dict[str, list[str]] = defaultdict(list)
+    for i, e in live.items():
+        if e.type != "person" and len(short := initials(e.name)) >= 2:
+            spelled[short].append(i)
+    for i, e in live.items():
+        name = e.name.strip()
+        named = spelled.get(name, []) if name.isupper() and name.isalpha() and e.type != "person" else []
+        if len(named) == 1 and {i, named[0]} & touched and _types_fit(e.type, live[named[0]].type):
+            yield i, named[0]
 
 
 def _grey_pairs(

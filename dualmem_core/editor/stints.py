@@ -68,13 +68,39 @@ def fact_slots(view: GraphView, leave_out: set[str] = frozenset()) -> dict[tuple
     return slots
 
 
+_FUNCTION_WORDS = frozenset("of the and for at de du la le von van".split())
+
+
+def initials(name: str) -> str:
+    """"Woods Hole Oceanographic Institution" -> "WHOI"; "" for a single word."""
+    words = [w for w in name.replace("-", " ").split() if w.lower() not in _FUNCTION_WORDS]
+    return "".join(w[0] for w in words).upper() if len(words) > 1 else ""
+
+
+def value_keys(view: GraphView, members: list[str]) -> dict[str, str]:
+    """memory -> the key of its value within one slot, an acronym read as the name it stands for
+    when exactly one value of the slot has those initials ("WHOI" and "Woods Hole Oceanographic
+    Institution" are one employer, not a change of job)."""
+    keys = {m: object_key(view.current[m].object) for m in members}
+    spelled: dict[str, set[str]] = defaultdict(set)
+    for m in members:
+        if len(short := initials(view.current[m].object or "")) >= 2:
+            spelled[short].add(keys[m])
+    for m in members:
+        obj = (view.current[m].object or "").strip()
+        if obj.isupper() and obj.isalpha() and len(spelled.get(obj, ())) == 1:
+            keys[m] = next(iter(spelled[obj]))
+    return keys
+
+
 def stints(view: GraphView, members: list[str]) -> list[list[str]]:
     """Split one slot's facts (in chain order) into stints: lists of tellings of one fact."""
     single = predicates.is_single_valued(view.current[members[0]].predicate)
+    values = value_keys(view, members)
     clusters: list[tuple[tuple[str, bool], list[str], Interval]] = []
     for memory_id in members:
         v = view.current[memory_id]
-        key = (object_key(v.object), v.negated)
+        key = (values[memory_id], v.negated)
         interval = original_interval(view, memory_id)
         joinable = range(len(clusters))
         if single and not v.negated:

@@ -27,7 +27,7 @@ from ..store import EdgeType
 from ..store import changes as ch
 from ..writer import predicates
 from .decisions import Decision, Revise, StageResult, edge
-from .stints import Interval, fact_slots, joined, original_interval
+from .stints import Interval, fact_slots, joined, original_interval, value_keys
 from .view import GraphView, object_key
 
 STAGE = "supersede"
@@ -93,15 +93,14 @@ def _desired(
     ``members`` come in chain order; a memory's evidence is the validity its tellings wrote;
     ``statuses`` are facts that end every value of the group holding when they begin."""
     known = {m: evidence.get(m) or original_interval(view, m) for m in members}
+    values = value_keys(view, members)
     out = {m: ("active", known[m], set()) for m in members}
     positive = [m for m in members if not view.current[m].negated]
     predicate = view.current[members[0]].predicate
     if predicates.is_single_valued(predicate):
         segments: list[list[str]] = []
         for m in positive:
-            if segments and object_key(view.current[segments[-1][0]].object) == object_key(
-                view.current[m].object
-            ):
+            if segments and values[segments[-1][0]] == values[m]:
                 segments[-1].append(m)
             else:
                 segments.append([m])
@@ -116,7 +115,7 @@ def _desired(
         for m in positive:
             status, valid, by = out[m]
             held = known[m][0] <= said < valid[1]
-            same = object_key(view.current[m].object) == object_key(view.current[n].object)
+            same = values[m] == values.get(n)
             if held and (same or not same_value_only):
                 out[m] = ("superseded", _ended(known[m], said), by | {n})
     return out

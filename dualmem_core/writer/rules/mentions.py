@@ -624,6 +624,12 @@ def speaker_drafts(text: str, speaker: str, intro: bool) -> list[Draft]:
         out.append(Draft("lives_in", place, 0.7, rule="lives_in.home_is", subject=speaker, kind="place"))
     if (m := _WEEKS_IN.match(text)) and (org := proper_run(m["o"])) and not is_place(org):
         out.append(Draft("works_at", org, 0.7, rule="works_at.weeks_in", subject=speaker, timing="none"))
+    if (m := _FIRST_STINT.match(text)) and (org := proper_run(m["o"])) and not is_place(org):
+        out += [
+            Draft("works_at", org, 0.7, rule="works_at.first_days", subject=speaker, timing="none"),
+            Draft("job_title", m["job"], 0.65, rule="job.first_days", subject=speaker, kind="none",
+                  timing="none"),
+        ]
     if (m := _TO_SELL.search(text)) and (thing := proper_run(m["o"], max_tokens=3) or m["o"].lower()):
         said = f"{speaker} owns {thing if thing[:1].isupper() else 'a ' + thing}"
         out.append(Draft("owns", thing, 0.65, rule="owns.to_sell", subject=speaker, text=said, kind="thing"))
@@ -638,6 +644,13 @@ _HOME_IS = re.compile(
 # "two weeks in at Aerojet": how long someone has been in a new job
 _WEEKS_IN = re.compile(
     r"^(?:\w+\s+){1,2}(?:days?|weeks?|months?)\s+in\s+at\s+(?P<o>(?:the\s+)?[A-Z].*)"
+)
+# "first week at WHOI as a research technician": a new job, told by its first days. Only with
+# the role: "my first day at Disneyland" is a visit.
+_FIRST_STINT = re.compile(
+    r"^(?:(?i:my|our)\s+)?(?i:first|second|third|1st|2nd|3rd)\s+(?:full\s+)?(?:day|week|month)s?\s+"
+    r"(?:at|with)\s+(?P<o>(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)\s+as\s+(?:a\s+|an\s+|the\s+)?"
+    r"(?P<job>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,3}?)(?=\s*(?:[,.!?;:]|\s(?:and|but|so|which)\b|$))"
 )
 # "I need to sell my Subaru": what one is about to sell, one still owns
 _TO_SELL = re.compile(
