@@ -114,6 +114,8 @@ POSITIVE: list[tuple[str, list[tuple]]] = [
     ("I'm dating Priyanka.", [("user", "partner", "Priyanka")]),
     ("Nadia and I broke up.", [("user", "partner", "Nadia"), ("user", "relationship_status", "single")]),
     ("me and Sam split up last week", [("user", "partner", "Sam")]),
+    ("first week at WHOI as a research technician!", [("user", "works_at", "WHOI"),
+                                                     ("user", "job_title", "research technician")]),
     ("We got engaged last weekend!", [("user", "relationship_status", "engaged")]),
     ("I'm divorced.", [("user", "relationship_status", "divorced")]),
     ("My sister Lena lives in Seattle.", [("user", "sibling", "Lena"), ("Lena", "lives_in", "Seattle")]),
@@ -249,6 +251,7 @@ def test_extracts_expected_triples(text: str, expected: list[tuple]) -> None:
 
 
 NEGATIVE = [
+    "My first day at Disneyland was magical.",
     "Do you know where I live?",
     "Where should I move next year?",
     "Can you recommend a good restaurant in Lisbon?",
