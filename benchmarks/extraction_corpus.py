@@ -74,6 +74,24 @@ class Score:
     def precision(self) -> float:
         return self.correct / self.extracted if self.extracted else 1.0
 
+    def judge(self, item_id: str, text: str, expected: list[Expected], ok: list[Expected], facts: list[Fact]):
+        """Count one item: its expected facts found, and its extracted facts right or wrong
+        (acceptable ones and ``UNJUDGED`` predicates are not counted)."""
+        for exp in expected:
+            self.expected += 1
+            if any(exp.matches(f) for f in facts):
+                self.found += 1
+            else:
+                self.misses.append((item_id, text, exp, facts))
+        for fact in facts:
+            if fact.predicate in UNJUDGED or any(e.matches(fact) for e in ok):
+                continue
+            self.extracted += 1
+            if any(e.matches(fact) for e in expected):
+                self.correct += 1
+            else:
+                self.wrong.append((item_id, text, fact))
+
 
 def _norm(text: str) -> str:
     return _LEADING.sub("", _PUNCT.sub("", text.lower()).strip()).strip()
@@ -111,20 +129,7 @@ def score(statements: list[Statement] | None = None, extractor: RuleExtractor | 
     result = Score()
     for st in statements if statements is not None else load():
         facts = extractor.extract(Message(st.text, SAID_AT, "user", "user"))
-        for exp in st.facts:
-            result.expected += 1
-            if any(exp.matches(f) for f in facts):
-                result.found += 1
-            else:
-                result.misses.append((st.id, st.text, exp, facts))
-        for fact in facts:
-            if fact.predicate in UNJUDGED or any(e.matches(fact) for e in st.ok):
-                continue
-            result.extracted += 1
-            if any(e.matches(fact) for e in st.facts):
-                result.correct += 1
-            else:
-                result.wrong.append((st.id, st.text, fact))
+        result.judge(st.id, st.text, st.facts, st.ok, facts)
     return result
 
 

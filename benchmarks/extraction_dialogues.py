@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.extraction_corpus import SAID_AT, UNJUDGED, Expected, Score, _expected
+from benchmarks.extraction_corpus import SAID_AT, Expected, Score, _expected
 from dualmem_core.writer.extract_rules import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 
@@ -65,19 +65,5 @@ def score(
     extractor = extractor or RuleExtractor()
     result = Score()
     for d in dialogues if dialogues is not None else load():
-        facts = extract(d, extractor, with_context)
-        for exp in d.facts:
-            result.expected += 1
-            if any(exp.matches(f) for f in facts):
-                result.found += 1
-            else:
-                result.misses.append((d.id, d.text, exp, facts))
-        for fact in facts:
-            if fact.predicate in UNJUDGED or any(e.matches(fact) for e in d.ok):
-                continue
-            result.extracted += 1
-            if any(e.matches(fact) for e in d.facts):
-                result.correct += 1
-            else:
-                result.wrong.append((d.id, d.text, fact))
+        result.judge(d.id, d.text, d.facts, d.ok, extract(d, extractor, with_context))
     return result

@@ -54,19 +54,17 @@ def test_a_nickname_joins_its_person_and_later_mentions_reach_them(store, user):
     assert Editor(store).run(user).operations == 0  # a fixpoint
 
 
-def test_the_users_own_names_are_one_person(store, user):
-    writer = Writer(store, embedder=HashingEmbedder(384))
-    writer.remember("Hi. Jonathan here, but call me Jon. I teach chemistry.",
-                    user_id=user, session_id="s1", at=_day(1), source_id="m1")
+def _editor_after(store, user: str, text: str) -> dict[str, str]:
+    Writer(store, embedder=HashingEmbedder(384)).remember(text, user_id=user, session_id="s1", at=_day(1))
     Editor(store).run(user)
-    canonical = _canonical(store, user)
+    return _canonical(store, user)
+
+
+def test_the_users_own_names_are_one_person(store, user):
+    canonical = _editor_after(store, user, "Hi. Jonathan here, but call me Jon. I teach chemistry.")
     assert canonical["Jon"] == canonical["Jonathan"]
 
 
 def test_two_people_named_in_one_message_stay_two(store, user):
-    writer = Writer(store, embedder=HashingEmbedder(384))
-    writer.remember("my friend Robert and my brother Bob are both coming to dinner",
-                    user_id=user, session_id="s1", at=_day(1), source_id="m1")
-    Editor(store).run(user)
-    canonical = _canonical(store, user)
+    canonical = _editor_after(store, user, "my friend Robert and my brother Bob are coming to dinner")
     assert canonical["Bob"] != canonical["Robert"]
