@@ -46,6 +46,7 @@ from ..planning import (
 )
 from . import lease as leases
 from . import rows as R
+from .access import PendingAccess
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
@@ -92,6 +93,7 @@ class SQLiteStore(Store):
         self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
         self._tokenizer: Tokenizer | None = None
         self._checkpointer = Checkpointer(self.path)
+        self._access = PendingAccess()  # recall counts, written with the next write
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -136,10 +138,13 @@ class SQLiteStore(Store):
                    if "locked" in str(exc) or "busy" in str(exc) else "the file cannot be read")
             raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable ({exc}): {why}; "
                                    "nothing was written, retry later") from None
+        taken = self._access.take() if write else {}
         try:
+            PendingAccess.write(conn, taken)  # recall counts ride along with any write
             yield conn
         except BaseException as exc:
             conn.execute("ROLLBACK")
+            self._access.restore(taken)
             if isinstance(exc, sqlite3.IntegrityError):
                 raise ConflictError(f"write refused by the store, nothing was written: {exc}") from None
             if isinstance(exc, sqlite3.OperationalError):
@@ -176,6 +181,14 @@ class SQLiteStore(Store):
         return stored
 
     def close(self) -> None:
+        try:
+            if self._access.pending():
+                with self._tx():  # the counted recalls reach the file before it closes
+                    pass
+        finally:
+            self._close()
+
+    def _close(self) -> None:
         self._checkpointer.close()
         with self._lock:
             for conn in self._connections:
@@ -338,11 +351,10 @@ class SQLiteStore(Store):
                              "WHERE id = ?", (i,))
 
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
-        with self._tx() as conn:
-            conn.execute(
-                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                "WHERE +user_id = ? AND id IN (SELECT value FROM json_each(?))",
-                (to_micros(at), user_id, json.dumps(memory_ids)))
+        # Counted in memory (access.py); an overdue batch of counts is written now.
+        if self._access.add(user_id, memory_ids, to_micros(at)):
+            with self._tx():
+                pass
 
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
         with self._tx() as conn:
@@ -477,7 +489,8 @@ class SQLiteStore(Store):
             _HIT_SELECT + " WHERE v.rid IN (SELECT value FROM json_each(?))",
             (json.dumps([rid for rid, _ in scored]),)).fetchall()
         width = len(R.VERSION_COLUMNS.split(","))
-        found = {r[0]: (R.to_version(r[1:width + 1]), R.to_memory(r[width + 1:])) for r in rows}
+        memories = self._access.seen([R.to_memory(r[width + 1:]) for r in rows])
+        found = {r[0]: (R.to_version(r[1:width + 1]), m) for r, m in zip(rows, memories, strict=True)}
         return [SearchHit(found[rid][1], found[rid][0], score) for rid, score in scored
                 if rid in found]
 
@@ -642,7 +655,8 @@ class SQLiteStore(Store):
         return [r for rows in _select_in(conn, query, ids, (user_id,)) for r in rows]
 
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
-        return [R.to_memory(r) for r in self._select("memories", R.MEMORY_COLUMNS, user_id, ids)]
+        rows = self._select("memories", R.MEMORY_COLUMNS, user_id, ids)
+        return self._access.seen([R.to_memory(r) for r in rows])
 
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
         return [R.to_episode(r) for r in self._select("episodes", R.EPISODE_COLUMNS, user_id, ids)]
@@ -696,6 +710,7 @@ class SQLiteStore(Store):
                 rows = conn.execute(f"SELECT {_TABLES[table][0]} FROM {table} "
                                     "WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
                 setattr(graph, table, [convert(r) for r in rows])
+        self._access.seen(graph.memories)
         return graph
 
     def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:
