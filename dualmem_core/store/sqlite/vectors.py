@@ -10,9 +10,12 @@ principal directions, and the length of the rest: for unit vectors
     q . x  <=  q_head . x_head + |q_rest| * |x_rest|      (Cauchy-Schwarz on the rest)
 
 so a row whose bound is below the write's neighbour threshold cannot score above it, and is
-not scored in full. The bound costs a sixth of a full product; on the benchmark's chat text it
-leaves under 2% of the rows to score. The links are those of a full scan, up to float32
-rounding in the last bit of a cosine.
+not scored in full. The bound costs a sixth of a full product. On the writer benchmark's chat
+text (hashing embedder, 100k rows: the top 64 directions hold 78% of the variance) it leaves
+1.5% of the rows for one query (p90 3.9%); a batch's queries share one bound product, and a
+block of rows is scored in full only where some query's bound passes (35% of the rows for a
+batch of 41). The links are those of a full scan, up to float32 rounding in the last bit of a
+cosine.
 """
 
 from __future__ import annotations
