@@ -160,13 +160,17 @@ class UserVectors:
         """``_above`` through the bound: a block's rows are scored in full only if the bound
         cannot rule them out for some query, against all queries (one product, then the same
         ``>= min_score`` test, so the rows and scores found are those of ``_above``)."""
-        with_rest = self._with_rest(unit_queries).T
+        with_rest = self._with_rest(unit_queries)
         found = []
         for start in range(0, self.size, _BLOCK):
             end = min(start + _BLOCK, self.size)
-            # All queries' bounds in one product: a sixth of the cost of the full scores.
-            bound = self.head[start:end] @ with_rest
-            possible = np.flatnonzero((bound >= min_score - _SLACK).any(axis=1) & mask[start:end])
+            # All queries' bounds in one product, a sixth of the cost of the full scores; for
+            # one to three queries a matrix-vector product each (BLAS is slow at thin products).
+            if len(unit_queries) <= 3:
+                bound = np.max([self.head[start:end] @ q for q in with_rest], axis=0)
+            else:
+                bound = (self.head[start:end] @ with_rest.T).max(axis=1)
+            possible = np.flatnonzero((bound >= min_score - _SLACK) & mask[start:end])
             if possible.size > (end - start) // 2:  # too few ruled out: scoring all beats gathering
                 found.append(self._scored(start, self.matrix[start:end], unit_queries, mask, min_score))
             elif possible.size:
