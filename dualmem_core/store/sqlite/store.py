@@ -699,6 +699,19 @@ class SQLiteStore(Store):
         rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
         return [R.to_edge(r) for r in rows]
 
+    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        # One read, no edge or episode objects: a repeated message has dozens of sources.
+        rows = self._conn().execute(
+            "SELECT e.src_id, p.observed_at, coalesce(p.source_id, p.id) FROM edges e INDEXED BY "
+            "edges_by_src JOIN episodes p ON p.id = e.dst_id AND p.user_id = e.user_id "
+            "WHERE e.user_id = ? AND e.type = 'FROM' AND e.tx_to = ? "
+            "AND e.src_id IN (SELECT value FROM json_each(?))",
+            (user_id, FAR, json.dumps(memory_ids))).fetchall()
+        out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for memory_id, observed, source in rows:
+            out[memory_id].append((observed, source))
+        return {m: [s for _, s in sorted(pairs)] for m, pairs in out.items()}
+
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         query = (f"SELECT {R.VERSION_COLUMNS} FROM versions INDEXED BY versions_by_hash "
                  "WHERE user_id = ? AND tx_to = ? AND content_hash IN ({}) ORDER BY tx_from, id")
