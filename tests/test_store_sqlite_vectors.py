@@ -33,7 +33,8 @@ def test_pruned_neighbours_equal_those_of_a_full_scan(threshold: float, monkeypa
     rows = _rows(rng, 1, V.PRUNE_ROWS + 3000, centres)
     cache = UserVectors(DIM, 0)
     cache.append(rows[: V.PRUNE_ROWS + 1000])
-    queries = np.asarray([np.frombuffer(rows[i][1], dtype=np.float32) for i in rng.integers(0, 20000, 40)])
+    picks = rng.integers(0, V.PRUNE_ROWS, 40)
+    queries = np.asarray([np.frombuffer(rows[i][1], dtype=np.float32) for i in picks])
     queries += rng.normal(0, 0.01, queries.shape).astype(np.float32)  # near, not equal, to stored rows
     queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
     for single in ([q] for q in queries[:5]):  # one or two at a time, as a single remember asks

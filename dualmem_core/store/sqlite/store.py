@@ -46,12 +46,14 @@ from ..planning import (
 )
 from . import lease as leases
 from . import rows as R
+from .access import PendingAccess
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 _MAX_PENDING_TEXTS = 20_000  # versions written since a user's last text search, kept to tokenize
+CACHE_KIB = 65536  # SQLite page cache per connection
 SCHEMA_VERSION = 3  # bump with any change to schema.sql that old files lack
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
@@ -92,6 +94,7 @@ class SQLiteStore(Store):
         self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
         self._tokenizer: Tokenizer | None = None
         self._checkpointer = Checkpointer(self.path)
+        self._access = PendingAccess()  # recall counts, written with the next write
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -115,6 +118,9 @@ class SQLiteStore(Store):
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
+                # 64 MiB of page cache (the default is 2 MiB): a write's index pages and a recall's
+                # small reads stay in this process instead of being read again from the OS.
+                conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
                 # Forgotten data is overwritten in the file, not left behind in free pages.
                 conn.execute("PRAGMA secure_delete=ON")
                 # Checkpoints run in the background (checkpoint.py); this is the backstop.
@@ -136,10 +142,13 @@ class SQLiteStore(Store):
                    if "locked" in str(exc) or "busy" in str(exc) else "the file cannot be read")
             raise StoreUnavailable(f"SQLite store {self.path} is busy or unreadable ({exc}): {why}; "
                                    "nothing was written, retry later") from None
+        taken = self._access.take() if write else {}
         try:
+            PendingAccess.write(conn, taken)  # recall counts ride along with any write
             yield conn
         except BaseException as exc:
             conn.execute("ROLLBACK")
+            self._access.restore(taken)
             if isinstance(exc, sqlite3.IntegrityError):
                 raise ConflictError(f"write refused by the store, nothing was written: {exc}") from None
             if isinstance(exc, sqlite3.OperationalError):
@@ -176,6 +185,14 @@ class SQLiteStore(Store):
         return stored
 
     def close(self) -> None:
+        try:
+            if self._access.pending():
+                with self._tx():  # the counted recalls reach the file before it closes
+                    pass
+        finally:
+            self._close()
+
+    def _close(self) -> None:
         self._checkpointer.close()
         with self._lock:
             for conn in self._connections:
@@ -338,11 +355,10 @@ class SQLiteStore(Store):
                              "WHERE id = ?", (i,))
 
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
-        with self._tx() as conn:
-            conn.execute(
-                "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                "WHERE +user_id = ? AND id IN (SELECT value FROM json_each(?))",
-                (to_micros(at), user_id, json.dumps(memory_ids)))
+        # Counted in memory (access.py); an overdue batch of counts is written now.
+        if self._access.add(user_id, memory_ids, to_micros(at)):
+            with self._tx():
+                pass
 
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
         with self._tx() as conn:
@@ -477,7 +493,8 @@ class SQLiteStore(Store):
             _HIT_SELECT + " WHERE v.rid IN (SELECT value FROM json_each(?))",
             (json.dumps([rid for rid, _ in scored]),)).fetchall()
         width = len(R.VERSION_COLUMNS.split(","))
-        found = {r[0]: (R.to_version(r[1:width + 1]), R.to_memory(r[width + 1:])) for r in rows}
+        memories = self._access.seen([R.to_memory(r[width + 1:]) for r in rows])
+        found = {r[0]: (R.to_version(r[1:width + 1]), m) for r, m in zip(rows, memories, strict=True)}
         return [SearchHit(found[rid][1], found[rid][0], score) for rid, score in scored
                 if rid in found]
 
@@ -642,7 +659,8 @@ class SQLiteStore(Store):
         return [r for rows in _select_in(conn, query, ids, (user_id,)) for r in rows]
 
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
-        return [R.to_memory(r) for r in self._select("memories", R.MEMORY_COLUMNS, user_id, ids)]
+        rows = self._select("memories", R.MEMORY_COLUMNS, user_id, ids)
+        return self._access.seen([R.to_memory(r) for r in rows])
 
     def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]:
         return [R.to_episode(r) for r in self._select("episodes", R.EPISODE_COLUMNS, user_id, ids)]
@@ -681,6 +699,19 @@ class SQLiteStore(Store):
         rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
         return [R.to_edge(r) for r in rows]
 
+    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        # One read, no edge or episode objects: a repeated message has dozens of sources.
+        rows = self._conn().execute(
+            "SELECT e.src_id, p.observed_at, coalesce(p.source_id, p.id) FROM edges e INDEXED BY "
+            "edges_by_src JOIN episodes p ON p.id = e.dst_id AND p.user_id = e.user_id "
+            "WHERE e.user_id = ? AND e.type = 'FROM' AND e.tx_to = ? "
+            "AND e.src_id IN (SELECT value FROM json_each(?))",
+            (user_id, FAR, json.dumps(memory_ids))).fetchall()
+        out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for memory_id, observed, source in rows:
+            out[memory_id].append((observed, source))
+        return {m: [s for _, s in sorted(pairs)] for m, pairs in out.items()}
+
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         query = (f"SELECT {R.VERSION_COLUMNS} FROM versions INDEXED BY versions_by_hash "
                  "WHERE user_id = ? AND tx_to = ? AND content_hash IN ({}) ORDER BY tx_from, id")
@@ -696,6 +727,7 @@ class SQLiteStore(Store):
                 rows = conn.execute(f"SELECT {_TABLES[table][0]} FROM {table} "
                                     "WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
                 setattr(graph, table, [convert(r) for r in rows])
+        self._access.seen(graph.memories)
         return graph
 
     def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]:

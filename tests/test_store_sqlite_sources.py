@@ -1,0 +1,27 @@
+"""The embedded store's one-query ``sources_of`` answers as the two-read default does."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from dualmem_core import Writer, open_store
+from dualmem_core.providers import HashingEmbedder
+from dualmem_core.store.base import Store
+
+
+def test_sources_of_equals_the_default_through_edges_and_episodes(tmp_path) -> None:
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    said = ["I love sushi.", "I moved to Lisbon last year.", "I love sushi.", "Morning!", "I love sushi."]
+    for i, text in enumerate(said):  # a repeated message: one memory, several sources
+        writer.remember(text, user_id="u1", source_id=f"m{i}" if i != 3 else None,
+                        at=t0 + timedelta(hours=5 - i))  # said in the reverse order of the ids
+    writer.remember("I love sushi.", user_id="u2", source_id="other", at=t0)  # another tenant
+    memory_ids = [m.id for m in store.export_graph("u1").memories] + ["mem_unknown"]
+    found = store.sources_of("u1", memory_ids)
+    assert found == Store._sources_of(store, "u1", memory_ids)
+    assert ["m4", "m2", "m0"] in found.values()  # in the order said, not the order written
+    assert all("other" not in s for s in found.values())
+    assert any(s and s[0].startswith("ep_") for s in found.values())  # no source id: the episode's
+    store.close()
