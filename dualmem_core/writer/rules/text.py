@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .clauses import DROPPED
+from .gates import prefiltered
 from .lexicon import NOT_NAMES, job_head
 
 _PARTICIPLES = (
@@ -444,4 +445,11 @@ TEMPORAL = re.compile(
 )
 CONDITIONAL_SENTENCE = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|what if|in case|pretend|wish|if only)\b", re.I
+)
+
+
+# Speed: whole-sentence scans that most sentences cannot match lack a string each needs (",", ":",
+# "if", ...); ``prefiltered`` reads those strings off the pattern and tests for them first.
+_COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE = map(
+    prefiltered, (_COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE)
 )
