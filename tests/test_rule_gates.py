@@ -59,6 +59,8 @@ def test_required_strings_of_simple_patterns() -> None:
     assert _needs(r"(?:\w+)?x|y") == (["x", "y"], False)
     assert _needs(r"(?:a|\w)b") == (["b"], False)
     assert _needs(r"\w+\s*") is None  # nothing literal is needed
+    assert _needs("\u017ftop", re.I) == (["top"], True)  # the long s folds to "s": not a literal to test
+    assert re.match("\u017ftop", "stop", re.I)
 
 
 def test_prefiltered_pattern_answers_like_the_pattern() -> None:

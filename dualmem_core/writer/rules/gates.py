@@ -181,8 +181,12 @@ def _run_chars(op, av, flags: int) -> set[str] | None:  # noqa: ANN001
     ci = bool(flags & re.IGNORECASE)
     if op is _c.LITERAL:
         ch = chr(av)
+        if ci and not ch.isascii():
+            return None  # folding could match an ASCII letter ("\u017f" matches "s"): no literal to test
         return {ch.lower()} if ci else {ch}
     if op is _c.IN and len(av) <= _SMALL_CLASS and all(o is _c.LITERAL for o, _ in av):
+        if ci and not all(chr(a).isascii() for _, a in av):
+            return None
         return {chr(a).lower() if ci else chr(a) for _, a in av}
     if op is _c.BRANCH:
         out: set[str] = set()
