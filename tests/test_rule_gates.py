@@ -85,6 +85,10 @@ def _gated_patterns() -> list[tuple[str, re.Pattern[str], gates.Prefiltered]]:
         for name, value in vars(module).items():
             if isinstance(value, gates.Prefiltered):
                 found.append((f"{module.__name__}.{name}", value._pattern, value))
+            elif isinstance(value, tuple):  # tables of (name, pattern) like POSSESSIVE_PATTERNS
+                found += [(f"{module.__name__}.{name}[{i}]", p._pattern, p)
+                          for i, row in enumerate(value) if isinstance(row, tuple)
+                          for p in row if isinstance(p, gates.Prefiltered)]
     return found
 
 
