@@ -266,12 +266,14 @@ class Prefiltered:
     ``sub`` and ``split``; other attributes (``pattern``, ``flags``) come from the pattern itself.
     """
 
-    __slots__ = ("_pattern", "_strings", "_ci")
+    __slots__ = ("_pattern", "_strings", "_ci", "_one")
 
     def __init__(self, pattern: re.Pattern[str], factors: _Factors) -> None:
         self._pattern = pattern
         self._strings = tuple(sorted(factors[0], key=lambda s: (len(s), s)))
         self._ci = factors[1]
+        # The common case, one case-sensitive string, is tested inline: a method call costs more.
+        self._one = self._strings[0] if len(self._strings) == 1 and not self._ci else None
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._pattern, name)
@@ -290,22 +292,34 @@ class Prefiltered:
         return False
 
     def search(self, string: str, *args: int) -> re.Match[str] | None:
-        return self._pattern.search(string, *args) if self.possible(string) else None
+        one = self._one
+        if (one not in string) if one is not None else not self.possible(string):
+            return None
+        return self._pattern.search(string, *args)
 
     def match(self, string: str, *args: int) -> re.Match[str] | None:
-        return self._pattern.match(string, *args) if self.possible(string) else None
+        one = self._one
+        if (one not in string) if one is not None else not self.possible(string):
+            return None
+        return self._pattern.match(string, *args)
+
+    def finditer(self, string: str, *args: int):  # noqa: ANN201
+        one = self._one
+        if (one not in string) if one is not None else not self.possible(string):
+            return iter(())
+        return self._pattern.finditer(string, *args)
+
+    def sub(self, repl, string: str, count: int = 0) -> str:  # noqa: ANN001
+        one = self._one
+        if (one not in string) if one is not None else not self.possible(string):
+            return string
+        return self._pattern.sub(repl, string, count)
 
     def fullmatch(self, string: str, *args: int) -> re.Match[str] | None:
         return self._pattern.fullmatch(string, *args) if self.possible(string) else None
 
-    def finditer(self, string: str, *args: int):  # noqa: ANN201
-        return self._pattern.finditer(string, *args) if self.possible(string) else iter(())
-
     def findall(self, string: str, *args: int) -> list:
         return self._pattern.findall(string, *args) if self.possible(string) else []
-
-    def sub(self, repl, string: str, count: int = 0) -> str:  # noqa: ANN001
-        return self._pattern.sub(repl, string, count) if self.possible(string) else string
 
     def split(self, string: str, maxsplit: int = 0) -> list[str]:
         return self._pattern.split(string, maxsplit) if self.possible(string) else [string]
