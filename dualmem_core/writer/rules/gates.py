@@ -1,16 +1,20 @@
-"""Which first characters a compiled pattern can start a match with: a cheap gate before ``re.match``.
+r"""Cheap tests that tell, before a regex runs, that it cannot match: the extractor's speed gates.
 
-The verb-phrase table has over a hundred rules and each clause used to try every one of them. A rule
-whose pattern starts with "(?:am|is|are|...)" cannot match a phrase starting with "l", so the table is
-indexed by the phrase's first character. The sets are read off the pattern itself (Python's own regex
-parser), not written by hand, so a rule edited later keeps a correct gate without anyone remembering
-to update one.
+Two gates, both read off the compiled pattern itself (Python's own regex parser), never written by
+hand, so a rule edited later keeps a correct gate without anyone remembering to update one:
 
-The analysis is conservative: anything it does not fully understand (a negated class, ``.``, a
-backreference, a case-insensitive non-ASCII letter, a pattern that can match the empty string) makes
-the pattern "may start with anything" (``None``), and only ASCII first characters are ever gated, so
-Unicode case folding cannot admit a character the set lacks. Lookarounds are zero-width: skipping them
-only widens the set.
+* ``first_chars``: the characters a match can start with. The verb-phrase table has over a hundred
+  rules anchored at the phrase start; a rule starting "(?:am|is|are|...)" cannot match "love ramen",
+  so ``patterns.py`` indexes the table by the phrase's first character.
+* ``prefiltered``: a set of literal strings every match contains one of ("from" for "X from work",
+  "name" for "my name is X"). Most whole-clause scans cannot match most clauses, and a substring
+  test costs a fraction of the scan.
+
+Both analyses are conservative: what they do not fully understand (a negated class, ``.``, ``\w``, a
+backreference, a case-insensitive non-ASCII letter, a pattern that can match the empty string) gates
+nothing. Only ASCII first characters are gated, and case-insensitive strings are only tested on ASCII
+text, so Unicode case folding cannot match a character the test lacks. Lookarounds are zero-width:
+skipping them only widens a gate. ``tests/test_rule_gates.py`` checks every gate against real phrases.
 """
 
 from __future__ import annotations
