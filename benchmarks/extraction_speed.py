@@ -8,6 +8,13 @@ time (steadier when other processes share the cores), with the load average.
 
 Run:  python -m benchmarks.extraction_speed [--sets writer,tune,corpus] [--repeats 7]
                                             [--profile SET] [--sort tottime|cumtime] [--out PATH]
+
+On a busy machine even CPU time drifts; instructions do not. ``--passes N --sets S`` only extracts
+(N passes over S, no timing) for an instruction counter, and one warm pass costs the difference:
+
+  valgrind --tool=cachegrind --cache-sim=no python -m benchmarks.extraction_speed --passes 1 --sets corpus
+  valgrind --tool=cachegrind --cache-sim=no python -m benchmarks.extraction_speed --passes 2 --sets corpus
+  (I refs of the second minus the first, divided by the set's messages: instructions per message)
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ def profile(messages: list[Message], sort: str, top: int) -> None:
     extractor = RuleExtractor()
     for m in messages:
         extractor.extract(m)
-    profiler = cProfile.Profile()
+    profiler = cProfile.Profile(time.process_time)  # CPU time: other processes do not land in the profile
     profiler.enable()
     for _ in range(3):
         for m in messages:
@@ -77,8 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sort", default="tottime", choices=("tottime", "cumtime"))
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--out", help="also write the results as JSON")
+    parser.add_argument("--passes", type=int, help="only extract, this many passes (for valgrind)")
+    parser.add_argument("--limit", type=int, help="only the first LIMIT messages of each set")
     args = parser.parse_args(argv)
-    sets = message_sets()
+    sets = {name: messages[: args.limit] for name, messages in message_sets().items()}
+    if args.passes is not None:
+        extractor = RuleExtractor()
+        for _ in range(args.passes):
+            for name in args.sets.split(","):
+                for m in sets[name]:
+                    extractor.extract(m)
+        return 0
     if args.profile:
         profile(sets[args.profile], args.sort, args.top)
         return 0
