@@ -31,6 +31,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from .rules.gates import prefiltered
+
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -472,7 +474,10 @@ def looks_future(text: str) -> bool:
     return bool(_FUTURE_WORDS.search(text))
 
 
-def _anchors_for(text: str) -> list[tuple[int, re.Pattern[str], _Handler]]:
+_Gated = tuple[int, re.Pattern[str], _Handler]
+
+
+def _anchors_for(text: str) -> list[_Gated]:
     """(rank, pattern, handler) of the anchors that could match ``text``, by ``_GATES``."""
     if not text.isascii():
         return _RANKED
@@ -534,19 +539,45 @@ def find_time_expressions(
     key = (text, now, prefer_future)
     found = memo.get(key)
     if found is None:
-        found = memo[key] = _find(text, now, prefer_future)
+        found = memo[key] = _find_remembered(memo, text, now, prefer_future)
     return list(found)
 
 
-def _find(text: str, now: datetime, prefer_future: bool | None) -> list[TimeExpression]:
+def _find_remembered(
+    memo: dict, text: str, now: datetime, prefer_future: bool | None
+) -> list[TimeExpression]:
+    """``_find`` for one reading, sharing work between calls that must give the same answer.
+
+    Which anchors could match depends on the text alone, so it is worked out once per text (keyed by
+    the bare string; the other keys are tuples); and ``prefer_future=None`` means ``looks_future``,
+    so None and the value it stands for share one result. Expressions are frozen, so sharing is safe.
+    """
+    gated = memo.get(text)
+    if gated is None:
+        gated = memo[text] = _anchors_for(text)
+    if not gated:
+        return []
+    future = looks_future(text) if prefer_future is None else prefer_future
+    key = (text, now, future, "resolved")
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _find(text, now, future, gated)
+    return found
+
+
+def _find(
+    text: str, now: datetime, prefer_future: bool | None, gated: list[_Gated] | None = None
+) -> list[TimeExpression]:
     try:
-        return _find_within_the_calendar(text, now, prefer_future)
+        return _find_within_the_calendar(text, now, prefer_future, gated)
     except (OverflowError, ValueError):  # "tomorrow" on 9999-12-30: no date the calendar holds
         return []
 
 
-def _find_within_the_calendar(text: str, now: datetime, prefer_future: bool | None) -> list[TimeExpression]:
-    gated = _anchors_for(text)
+def _find_within_the_calendar(
+    text: str, now: datetime, prefer_future: bool | None, gated: list[_Gated] | None = None
+) -> list[TimeExpression]:
+    gated = _anchors_for(text) if gated is None else gated
     if not gated:
         return []  # no pattern could match, so neither can a year range (it needs a digit)
     future = looks_future(text) if prefer_future is None else prefer_future
@@ -658,3 +689,7 @@ def resolve_relative(
         elif expr.kind == "point" and point is None:
             point = expr.valid_from
     return valid_from or point, valid_to
+
+
+# Speed: a year range needs a dash between its years; most texts have none, so test for one first.
+_YEAR_RANGE = prefiltered(_YEAR_RANGE)

@@ -30,6 +30,7 @@ from .facts import Fact, Message
 from .rules.assemble import dedupe, entity_type, finish, proper_entities, reads_future
 from .rules.base import Context, Draft
 from .rules.clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
+from .rules.gates import prefiltered
 from .rules.mentions import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
 from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .rules.patterns import match_verb_rules
@@ -637,3 +638,10 @@ def _event(core: str, subject: Subject, speaker: str) -> Draft | None:
         kind="none",
         text=f"{subject.name} {phrase}",
     )
+
+
+# Speed: scans of the message or clause that most texts cannot match ("who", "wh", "in", a motion or
+# work word); ``prefiltered`` reads the needed words off each pattern and tests for them first.
+_WORK_TALK, _MOTION, _AGE_ASIDE, _BE_IN_PLACE, _RELATIVE_CLAUSE, _MOVE_TALK = map(
+    prefiltered, (_WORK_TALK, _MOTION, _AGE_ASIDE, _BE_IN_PLACE, _RELATIVE_CLAUSE, _MOVE_TALK)
+)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .gates import prefiltered
 from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
 
 NAME = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-zA-Z'\u00C0-\u017F-]+"  # "Álvaro", "Émile" too
@@ -319,3 +320,7 @@ def is_past_form(verb: str) -> bool:
     return word in _IRREGULAR_PAST or (
         word.endswith("ed") and len(word) > 3 and word not in ("need", "feed", "seed")
     )
+
+
+# Speed: ``prefiltered`` tests for a word each pattern needs ("and", "going to") before running it.
+_COMPOUND, _GOING_TO = map(prefiltered, (_COMPOUND, _GOING_TO))

@@ -17,6 +17,7 @@ from ..predicates import favourite_predicate
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
 from .common import NUMBER, count_text
+from .gates import prefiltered
 from .lexicon import NOT_NAMES, is_demonym, is_place, job_head, pet_pattern, relation_of, relation_pattern
 from .objects import clean, proper_run, split_items, strip_leading, tidy
 
@@ -341,7 +342,7 @@ _COPULA = (
     r"have been|is probably|is definitely)"
 )
 POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern))
+    (name, prefiltered(re.compile(pattern)))  # speed: each needs its noun ("name", "birthday", "job", ...)
     for name, pattern in (
         (
             "name",
@@ -657,3 +658,18 @@ _TO_SELL = re.compile(
     r"\b(?:need|have|want|going|trying|got|planning|hoping)\s+to\s+sell\s+my\s+(?:old\s+)?"
     r"(?P<o>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*){0,2}|car|bike|van|camera|piano|guitar|motorbike|boat|caravan)\b"
 )
+
+
+# Speed: these scan the whole clause, and most clauses lack a word each of them needs ("my", "from",
+# "who", "job", ...); ``prefiltered`` reads those words off the pattern and tests for them first.
+(
+    _OF_MINE, _FROM_WORK, _NAME_TITLE, _GOES_BY, _CALLS_THEM, _AGE_WHO, _LAST_DAY, _BIRTHDAY_AGE, _HERE_IN,
+    _RELATION_APPOSITION, _RELATION_BEFORE, _RELATION_NAMED, _RELATION_IS, _RELATION_IS_NAME, _JOB_AT,
+    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _MY_TEAM, _MY_THING, _FAVOURITE_REVERSED,
+    _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
+) = map(prefiltered, (
+    _OF_MINE, _FROM_WORK, _NAME_TITLE, _GOES_BY, _CALLS_THEM, _AGE_WHO, _LAST_DAY, _BIRTHDAY_AGE, _HERE_IN,
+    _RELATION_APPOSITION, _RELATION_BEFORE, _RELATION_NAMED, _RELATION_IS, _RELATION_IS_NAME, _JOB_AT,
+    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _MY_TEAM, _MY_THING, _FAVOURITE_REVERSED,
+    _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
+))  # fmt: skip

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .clauses import DROPPED
+from .gates import prefiltered
 from .lexicon import NOT_NAMES, job_head
 
 _PARTICIPLES = (
@@ -132,9 +133,11 @@ def normalize(text: str) -> str:
     else:
         lowered = text.lower()
         for (pattern, replacement), needs in zip(_REPLACEMENTS, _NEEDS, strict=True):
-            if any(n in lowered for n in needs):
-                text = pattern.sub(replacement, text)
-                lowered = text.lower()
+            for need in needs:  # a plain loop: any() with a generator cost more than the tests
+                if need in lowered:
+                    text = pattern.sub(replacement, text)
+                    lowered = text.lower()
+                    break
     if "'s" in text or not text.isascii():
         text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
     return _BLANKS.sub(" ", text).strip()
@@ -444,4 +447,11 @@ TEMPORAL = re.compile(
 )
 CONDITIONAL_SENTENCE = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|hypothetically|what if|in case|pretend|wish|if only)\b", re.I
+)
+
+
+# Speed: whole-sentence scans that most sentences cannot match lack a string each needs (",", ":",
+# "if", ...); ``prefiltered`` reads those strings off the pattern and tests for them first.
+_COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE = map(
+    prefiltered, (_COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE)
 )

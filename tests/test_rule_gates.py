@@ -1,0 +1,131 @@
+"""The speed gates in front of the extractor's regexes (``dualmem_core/writer/rules/gates.py``).
+
+A gate may only skip a pattern that cannot match: these tests check the analysis on patterns built
+to be awkward (optional prefixes, case folding, alternations, lookarounds), then check every gated
+pattern and every verb rule against many real phrases: whenever the regex matches, the gate lets it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmarks import extraction_corpus, extraction_fingerprint
+from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.writer import rules as rules_package
+from dualmem_core.writer.rules import gates
+from dualmem_core.writer.rules.patterns import VERB_RULES
+from dualmem_core.writer.rules.text import normalize
+
+
+def _starts(pattern: str, flags: int = 0) -> str | None:
+    chars = gates.first_chars(re.compile(pattern, flags))
+    return None if chars is None else "".join(sorted(chars))
+
+
+def test_first_characters_of_simple_patterns() -> None:
+    assert _starts(r"(?:am|is)\s+(?P<o>\w+)") == "ai"
+    assert _starts(r"(?:(?:really|so)\s+)?love") == "lrs"  # an optional prefix adds its own first letters
+    assert _starts(r"\b(?=x)[A-C]\d") == "ABC"  # zero-width parts are skipped
+    assert _starts(r"(?i:ok)") == "Oo"
+
+
+def test_first_characters_stay_unknown_when_unsure() -> None:
+    assert _starts(r"(?:a)?") is None  # matches the empty string, so it matches anywhere
+    assert _starts(r".x") is None
+    assert _starts(r"[^a]x") is None
+    assert _starts(r"\w+") is None
+    assert _starts(r"kelvin", re.I) == "Kk"  # ASCII only: the Kelvin sign is a non-ASCII first character
+    assert gates.admits(frozenset("Kk"), "\u212aelvin")  # ... which every gate admits
+
+
+def _needs(pattern: str, flags: int = 0) -> tuple[list[str], bool] | None:
+    gated = gates.prefiltered(re.compile(pattern, flags))
+    if not isinstance(gated, gates.Prefiltered):
+        return None
+    return sorted(gated._strings), gated._ci
+
+
+def test_required_strings_of_simple_patterns() -> None:
+    assert _needs(r"\b(?P<name>[A-Z]\w+)\s+from\s+work\b") == (["from"], False)
+    assert _needs(r"(?:do|does|did)\s+(?:not|never)\s+", re.I) == (["never", "not"], True)
+    assert _needs(r"\b[Mm]y\s+\w+") == (["My", "my"], False)
+    assert _needs(r"\b[Mm]y\s+(?:job|role)\b") == (["job", "role"], False)  # the more selective set
+    assert _needs(r"(?:\w+)?x|y") == (["x", "y"], False)
+    assert _needs(r"(?:a|\w)b") == (["b"], False)
+    assert _needs(r"\w+\s*") is None  # nothing literal is needed
+    assert _needs("\u017ftop", re.I) == (["top"], True)  # the long s folds to "s": not a literal to test
+    assert re.match("\u017ftop", "stop", re.I)
+
+
+def test_prefiltered_pattern_answers_like_the_pattern() -> None:
+    pattern = re.compile(r"\b(?P<n>[A-Z][a-z]+) from work\b")
+    gated = gates.prefiltered(pattern)
+    assert isinstance(gated, gates.Prefiltered)
+    for text in ("Sam from work said hi", "nothing here", "Ana from work, Bo from work"):
+        assert [m[0] for m in gated.finditer(text)] == [m[0] for m in pattern.finditer(text)]
+        assert gated.sub("X", text) == pattern.sub("X", text)
+        assert bool(gated.search(text)) == bool(pattern.search(text))
+        assert gated.split(text) == pattern.split(text)
+    assert gated.pattern == pattern.pattern
+
+
+def _gated_patterns() -> list[tuple[str, re.Pattern[str], gates.Prefiltered]]:
+    found = []
+    modules = [importlib.import_module("dualmem_core.writer.dates"),
+               importlib.import_module("dualmem_core.writer.extract_rules")]
+    modules += [importlib.import_module(f"{rules_package.__name__}.{m.name}")
+                for m in pkgutil.iter_modules(rules_package.__path__)]
+    for module in modules:
+        for name, value in vars(module).items():
+            if isinstance(value, gates.Prefiltered):
+                found.append((f"{module.__name__}.{name}", value._pattern, value))
+            elif isinstance(value, tuple):  # tables of (name, pattern) like POSSESSIVE_PATTERNS
+                found += [(f"{module.__name__}.{name}[{i}]", p._pattern, p)
+                          for i, row in enumerate(value) if isinstance(row, tuple)
+                          for p in row if isinstance(p, gates.Prefiltered)]
+    return found
+
+
+def _phrases() -> list[str]:
+    """Texts like the ones the patterns see: messages as said, lower-cased and normalized, and every
+    tail of them from a word start."""
+    texts = [s.text for s in extraction_corpus.load()]
+    texts += [m.content for m in load_fixture(part="tune").messages]
+    texts += [text for _, text, _ in extraction_fingerprint.writer_messages(400)]
+    cases = Path(__file__).parent / "test_extract_rules.py"  # the extractor tests' sentences
+    texts += [n.value for n in ast.walk(ast.parse(cases.read_text(encoding="utf-8")))
+              if isinstance(n, ast.Constant) and isinstance(n.value, str) and " " in n.value]
+    out = set()
+    for text in texts:
+        for variant in (text, text.lower(), normalize(text)):
+            words = variant.split(" ")
+            out.update(" ".join(words[i:]) for i in range(len(words)))
+    return sorted(out)
+
+
+@pytest.fixture(scope="module")
+def phrases() -> list[str]:
+    return _phrases()
+
+
+def test_every_gated_pattern_is_let_through_when_it_matches(phrases: list[str]) -> None:
+    gated = _gated_patterns()
+    assert len(gated) >= 20
+    for name, pattern, wrapper in gated:
+        for text in phrases:
+            if pattern.search(text) is not None:
+                assert wrapper.possible(text), f"{name} matches {text!r} but its gate refused it"
+
+
+def test_every_verb_rule_is_let_through_when_it_matches(phrases: list[str]) -> None:
+    for rule in VERB_RULES:
+        starts = gates.first_chars(rule.pattern)
+        for text in phrases:
+            if rule.pattern.match(text) is not None:
+                assert gates.admits(starts, text), f"{rule.name} matches {text!r} but its gate refused it"
