@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "0235acb5162373ddf452a92855076fc4cb6aa21509d81ca0b2bc1b0c6f34c51e"
+EXPECTED = "b62cd85bea6b83b0d658024a5125fae262a37d548d3e6cc2bdcbff1a0d6e19da"
 
 
 def test_extractor_output_is_unchanged() -> None:
