@@ -69,7 +69,10 @@ log = logging.getLogger(__name__)
 # Times come back as integer microseconds (``rows.projection``): decoding DATETIMEs is slow too.
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
-OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
+OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
+VECTOR_FETCH = 4  # HNSW candidates per wanted hit (``known_at`` searches) before an exact scan
+CACHE_FETCH = 4  # cached-vector candidates per wanted hit, first try
+CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 # An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
 # (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
 _NOT_A_HUB = (f"CALL (e) {{ MATCH (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} WITH r LIMIT $max + 1 "
@@ -423,29 +426,66 @@ class Neo4jStore(Store):
 
     def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
                        k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        """Both index searches in one statement; each falls back on its own (a rare second
-        round trip) when the filters left it fewer than k hits."""
+        """Both searches in one statement; each widens on its own (a rare second round trip)
+        when the filters left it fewer than k hits.
+
+        The vector list of current versions (no ``known_at``) is ranked exactly by this
+        process's cached copy of the user's vectors, the filters applied in the statement to
+        the best candidates in order: an index walk over 100k vectors cost most of a recall.
+        As of a past ``known_at`` (closed versions too) it goes through the HNSW index."""
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
-                  f"YIELD node AS v, score {tail}")
         text = ""
         if terms:
             words = " OR ".join(f'"{t}"' for t in terms)
             params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        lists = self._searches([vector, text], params)
-        if len(lists[0]) < k:
-            exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
-                     f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
-            lists[0] = self._searches([exact], params)[0]
+        if flt.known_at is None:
+            lists = self._cached_vector_search(unit_query, flt.user_id, k, tail, text, params)
+        else:
+            vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
+                      f"YIELD node AS v, score {tail}")
+            lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
+            if len(lists[0]) < k:  # the filters rejected too many: an exact, user-scoped scan
+                exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                         f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
+                lists[0] = self._searches([exact], params)[0]
+            for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+                hit.score = 2.0 * hit.score - 1.0
         if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
             lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
-        for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
-            hit.score = 2.0 * hit.score - 1.0
         return lists[0], lists[1]
+
+    def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
+                              text: str, params: dict) -> list[list[SearchHit]]:
+        """The top k current versions by exact cosine that pass the filters (``tail``), and the
+        text search alongside: candidates go in best first, k * CACHE_FETCH of them, widened
+        CACHE_WIDEN-fold until k pass or every current version of the user was tried."""
+        vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
+                  f"WITH v, c[1] AS score {tail}")
+        entry = self._vectors.entry(user_id)
+        wanted, texts = k * CACHE_FETCH, None
+        while True:
+            with entry.lock:
+                if entry.seq < 0:  # never loaded: no point ranking an empty cache
+                    self._run(self._vectors.refresh, user_id, entry, write=False)
+                candidates, every = entry.ranked_versions(unit_query, wanted)
+                ranked_at = [entry.seq, entry.epoch]
+            # The user's clock comes back with the hits: when the cache was behind (another
+            # process wrote), it catches up and the search runs again; in step, no extra read.
+            lists, clock = self._searches([vector, "" if texts is not None else text],
+                                          params | {"candidates": [list(c) for c in candidates]},
+                                          clock=True)
+            if [clock[0] or 0, clock[1]] != ranked_at:
+                with entry.lock:
+                    self._run(self._vectors.refresh, user_id, entry, write=False)
+                continue
+            texts = lists[1] if texts is None else texts  # the text list stands; the vector one widens
+            if len(lists[0]) >= k or every:
+                return [lists[0], texts]
+            wanted *= CACHE_WIDEN
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
@@ -467,18 +507,25 @@ class Neo4jStore(Store):
             hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
 
-    def _searches(self, heads: list[str], params: dict) -> list[list[SearchHit]]:
+    def _searches(self, heads: list[str], params: dict, clock: bool = False) -> Any:
         """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
-        each, best first. An empty head gives an empty list."""
+        each, best first. An empty head gives an empty list. With ``clock``, also the user's
+        clock as [seq, epoch] (see ``vectors``), read in the same statement."""
         parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
                  f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
                  for i, head in enumerate(heads) if head]
-        query = "".join(parts) + "RETURN " + ", ".join(f"hits{i}" for i, h in enumerate(heads) if h)
+        columns = [f"hits{i}" for i, h in enumerate(heads) if h]
+        if clock:
+            parts.append("CALL () { OPTIONAL MATCH (c:UserClock {user_id: $user}) "
+                         "RETURN [c.seq, c.epoch] AS clock } ")
+            columns.append("clock")
+        query = "".join(parts) + "RETURN " + ", ".join(columns)
 
-        def work(tx: neo4j.ManagedTransaction) -> list[list[SearchHit]]:
+        def work(tx: neo4j.ManagedTransaction) -> Any:
             record = tx.run(query, params).single()
-            return [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
-                     for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+            lists = [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
+                      for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+            return (lists, record["clock"]) if clock else lists
 
         return self._run(work, write=False)
 
@@ -567,6 +614,21 @@ class Neo4jStore(Store):
         return self._read("MATCH (e:Episode) USING INDEX e:Episode(id) WHERE e.id IN $ids "
                           f"AND e.user_id = $user RETURN {R.projection('e', 'Episode')} AS n",
                           R.to_episode, ids=ids, user=user_id)
+
+    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        # One round trip instead of the edges, then their episodes.
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, list[str]]:
+            found: dict[str, list[str]] = defaultdict(list)
+            for r in tx.run(
+                "MATCH (m:Memory)-[r:FROM]->(e:Episode) WHERE m.id IN $ids AND r.user_id = $user "
+                f"AND r.tx_to = {FAR} AND e.user_id = $user "
+                "WITH m.id AS m, CASE WHEN e.source_id IS NULL OR e.source_id = '' THEN e.id "
+                "ELSE e.source_id END AS source, e.observed_at AS at "
+                "RETURN m, source ORDER BY at, source", ids=memory_ids, user=user_id):
+                found[r["m"]].append(r["source"])
+            return dict(found)
+
+        return self._run(work, write=False)
 
     def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
         return self._read("MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources "
