@@ -175,13 +175,4 @@ def _admits(
 
 def sources_of(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
     """Source ids of the episodes each memory came from, in the order they were said."""
-    if not memory_ids:
-        return {}
-    edges = store.get_edges(user_id, node_ids=memory_ids, types=[EdgeType.FROM])
-    episodes = {e.id: e for e in store.get_episodes(user_id, list({e.dst_id for e in edges}))}
-    out: dict[str, list[tuple[datetime, str]]] = {}
-    for edge in edges:
-        ep = episodes.get(edge.dst_id)
-        if ep is not None and edge.src_id in memory_ids:
-            out.setdefault(edge.src_id, []).append((ep.observed_at, ep.source_id or ep.id))
-    return {m: [s for _, s in sorted(pairs)] for m, pairs in out.items()}
+    return store.sources_of(user_id, memory_ids)
