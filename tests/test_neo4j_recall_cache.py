@@ -14,6 +14,7 @@ from dualmem_core import open_store
 from dualmem_core.store import EdgeType, SearchFilter, Store
 from dualmem_core.store import changes as ch
 from dualmem_core.store.neo4j import store as neo4j_module
+from dualmem_core.store.neo4j.vectors import UserVectors
 
 
 @pytest.fixture
@@ -100,3 +101,29 @@ def test_sources_of_in_one_statement_matches_the_two_reads(neo4j_store, user):
     assert one_statement == {both.id: ["s-early", unnamed.id, "s-late"]}
     assert one_statement == Store._sources_of(neo4j_store, user, ids)
     assert neo4j_store.sources_of("someone-else", ids) == {}
+
+
+@pytest.mark.neo4j
+def test_a_deletion_resyncs_the_cache_by_id_without_reloading_the_vectors(two_stores, user, monkeypatch):
+    reader, writer = two_stores
+    b = Builder(user)
+    kept = [b.memory(f"kept {i}", vec(seed=i))[0] for i in range(3)]
+    gone, _ = b.memory("gone", vec(1, 0))
+    writer.write(b.batch)
+    assert len(reader.nearest_memories(user, [vec(1, 0)], 5, -1.0)[0]) == 4  # loaded whole
+    writer.forget(user, memory_ids=[gone.id])  # a new epoch
+    b = Builder(user)
+    new, _ = b.memory("new", vec(0, 1))
+    writer.write(b.batch)
+    applied = []
+    apply = UserVectors.apply
+
+    def recording(self, changes):
+        applied.extend(changes)
+        return apply(self, changes)
+
+    monkeypatch.setattr(UserVectors, "apply", recording)
+    found = {m for m, _ in reader.nearest_memories(user, [vec(1, 0)], 5, -1.0)[0]}
+    assert found == {*(m.id for m in kept), new.id}
+    # one row dropped, one vector fetched: the three kept vectors were not sent again
+    assert sorted((current, memory) for _, memory, current, _ in applied) == [(False, ""), (True, new.id)]

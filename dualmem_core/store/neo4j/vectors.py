@@ -159,7 +159,7 @@ class VectorCache:
         seq, epoch = clock["seq"] or 0, clock["epoch"]
         if epoch == entry.epoch and seq == entry.seq:
             return
-        if epoch != entry.epoch or entry.seq < 0:  # deletions (or a first read): the whole user again
+        if entry.seq < 0:  # a first read: the whole user
             fresh = UserVectors(self.dimension, epoch, seq)
             fresh.apply([(r["id"], r["m"], True, r["e"]) for r in tx.run(
                 f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
@@ -167,6 +167,8 @@ class VectorCache:
                 user=user_id)])
             entry.matrix, entry.memory_ids, entry.version_ids, entry.row_of, entry.live = (
                 fresh.matrix, fresh.memory_ids, fresh.version_ids, fresh.row_of, fresh.live)
+        elif epoch != entry.epoch:  # deletions: resynchronised by id, not reloaded
+            entry.apply(_resync(tx, user_id, entry))
         else:  # upserts are idempotent, so rows committed after the clock read do no harm
             entry.apply([(r["id"], r["m"], r["current"], r["e"]) for r in tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
@@ -190,6 +192,23 @@ class VectorCache:
     def forget(self, user_id: str) -> None:
         with self._lock:
             self._users.pop(user_id, None)
+
+
+def _resync(tx: neo4j.ManagedTransaction, user_id: str,
+            entry: UserVectors) -> list[tuple[str, str, bool, object]]:
+    """The changes that make ``entry`` hold exactly the user's current versions: the ids of
+    those (no vectors: a whole reload of 100k vectors took seconds), then the vectors of the
+    few the cache lacks. Versions never change their vector, so an id held is a row right."""
+    current = {r["id"]: r["m"] for r in tx.run(
+        f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
+        "RETURN v.id AS id, v.memory_id AS m", user=user_id)}
+    changes = [(vid, "", False, None) for vid in entry.row_of if vid not in current]
+    missing = [vid for vid in current if vid not in entry.row_of]
+    if missing:  # a version without a vector comes back with None, and apply leaves it out
+        changes += [(r["id"], r["m"], True, r["e"]) for r in tx.run(
+            "UNWIND $ids AS id MATCH (v:MemoryVersion {id: id}) RETURN v.id AS id, v.memory_id AS m, "
+            "v.embedding AS e", ids=missing)]
+    return changes
 
 
 def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
