@@ -3,8 +3,8 @@
 A write is two statements in one transaction (the state of what it points at, then every
 table's rows in one statement, see ``writes``). Searches go through the HNSW
 vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
-a search over-fetches and falls back to an exact, user-scoped scan when the filters leave
-fewer than k hits, so a filter never thins the results.
+a search over-fetches and falls back to an exact ranking (the process's vector cache, or a
+user-scoped scan) when the filters leave fewer than k hits, so a filter never thins the results.
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ log = logging.getLogger(__name__)
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
-VECTOR_FETCH = 4  # HNSW candidates per wanted hit (``known_at`` searches) before an exact scan
-CACHE_FETCH = 4  # cached-vector candidates per wanted hit, first try
+VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
+CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 # An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
 # (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
@@ -426,29 +426,31 @@ class Neo4jStore(Store):
 
     def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
                        k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        """Both searches in one statement; each widens on its own (a rare second round trip)
-        when the filters left it fewer than k hits.
+        """Both index searches in one statement; each widens on its own (a rare second round
+        trip) when the filters left it fewer than k hits.
 
-        The vector list of current versions (no ``known_at``) is ranked exactly by this
-        process's cached copy of the user's vectors, the filters applied in the statement to
-        the best candidates in order: an index walk over 100k vectors cost most of a recall.
-        As of a past ``known_at`` (closed versions too) it goes through the HNSW index."""
+        The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
+        and was most of a recall (at 10k, min of 20: 9 ms for 50, 12 for 200, 22 for 400), and
+        at 100k it beat an exact scan of the cached vectors (memory-bound, 15+ ms). When the
+        filters leave fewer than k (or other users' vectors crowd the fetch), current versions
+        are ranked exactly from this process's vector cache, as many as it takes; as of a past
+        ``known_at`` (closed versions too), by a user-scoped scan on the server."""
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
+                  f"YIELD node AS v, score {tail}")
         text = ""
         if terms:
             words = " OR ".join(f'"{t}"' for t in terms)
             params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        if flt.known_at is None:
-            lists = self._cached_vector_search(unit_query, flt.user_id, k, tail, text, params)
+        lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
+        if len(lists[0]) < k and flt.known_at is None:
+            lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)
         else:
-            vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
-                      f"YIELD node AS v, score {tail}")
-            lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
-            if len(lists[0]) < k:  # the filters rejected too many: an exact, user-scoped scan
+            if len(lists[0]) < k:
                 exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
                          f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
                 lists[0] = self._searches([exact], params)[0]
@@ -459,14 +461,14 @@ class Neo4jStore(Store):
         return lists[0], lists[1]
 
     def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
-                              text: str, params: dict) -> list[list[SearchHit]]:
-        """The top k current versions by exact cosine that pass the filters (``tail``), and the
-        text search alongside: candidates go in best first, k * CACHE_FETCH of them, widened
-        CACHE_WIDEN-fold until k pass or every current version of the user was tried."""
+                              params: dict) -> list[SearchHit]:
+        """The top k current versions by exact cosine that pass the filters (``tail``): the
+        cache's best candidates go in in order, k * CACHE_FETCH of them, widened CACHE_WIDEN-fold
+        until k pass or every current version of the user was tried."""
         vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
                   f"WITH v, c[1] AS score {tail}")
         entry = self._vectors.entry(user_id)
-        wanted, texts = k * CACHE_FETCH, None
+        wanted = k * CACHE_FETCH
         while True:
             with entry.lock:
                 if entry.seq < 0:  # never loaded: no point ranking an empty cache
@@ -475,16 +477,14 @@ class Neo4jStore(Store):
                 ranked_at = [entry.seq, entry.epoch]
             # The user's clock comes back with the hits: when the cache was behind (another
             # process wrote), it catches up and the search runs again; in step, no extra read.
-            lists, clock = self._searches([vector, "" if texts is not None else text],
-                                          params | {"candidates": [list(c) for c in candidates]},
+            lists, clock = self._searches([vector], params | {"candidates": [list(c) for c in candidates]},
                                           clock=True)
             if [clock[0] or 0, clock[1]] != ranked_at:
                 with entry.lock:
                     self._run(self._vectors.refresh, user_id, entry, write=False)
                 continue
-            texts = lists[1] if texts is None else texts  # the text list stands; the vector one widens
             if len(lists[0]) >= k or every:
-                return [lists[0], texts]
+                return lists[0]
             wanted *= CACHE_WIDEN
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
