@@ -1,7 +1,8 @@
-"""Neo4j's vector search over current versions ranks with the process's vector cache: the
-filters are applied to the best candidates in order, widened until k pass; another store
-object's writes and deletions are seen; a past ``known_at`` still goes through the HNSW
-index. And ``sources_of`` in one statement answers as the two reads it replaces."""
+"""Neo4j's vector search asks the HNSW index first; when the filters leave fewer than k, current
+versions are ranked exactly by the process's vector cache: the filters applied to its best
+candidates in order, widened until k pass, another store object's writes and deletions seen;
+a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one statement
+answers as the two reads it replaces; after deletions the cache resyncs by id."""
 
 from __future__ import annotations
 
@@ -48,19 +49,21 @@ def test_filters_widen_the_candidates_until_k_pass(neo4j_store, user):
 
 
 @pytest.mark.neo4j
-def test_recall_sees_another_store_objects_writes_and_deletions(two_stores, user):
+def test_the_exact_ranking_sees_another_store_objects_writes_and_deletions(two_stores, user):
     reader, writer = two_stores
     b = Builder(user)
-    east, _ = b.memory("east", vec(1, 0))
+    for i in range(12):  # closer than what session b holds: they crowd the index's candidates
+        b.memory(f"close {i}", _near(i), mem_kw={"session_id": "a"})
+    east, _ = b.memory("east", vec(1, 0.5), mem_kw={"session_id": "b"})
     writer.write(b.batch)
-    assert [h.memory.id for h in reader.vector_search(vec(1, 0), SearchFilter(user), k=2)] == [east.id]
+    in_b = SearchFilter(user, session_id="b")
+    assert [h.memory.id for h in reader.vector_search(vec(1, 0), in_b, k=2)] == [east.id]  # cache loaded
     b = Builder(user)
-    closer, _ = b.memory("closer", vec(1, 0.001))
+    closer, _ = b.memory("closer", vec(1, 0.4), mem_kw={"session_id": "b"})
     writer.write(b.batch)  # the reader's cache is a seq behind: the clock in the result says so
-    found = [h.memory.id for h in reader.vector_search(vec(1, 0.001), SearchFilter(user), k=2)]
-    assert found == [closer.id, east.id]
-    writer.forget(user, memory_ids=[closer.id])  # a new epoch: the reader reloads the user
-    assert [h.memory.id for h in reader.vector_search(vec(1, 0), SearchFilter(user), k=2)] == [east.id]
+    assert [h.memory.id for h in reader.vector_search(vec(1, 0), in_b, k=2)] == [closer.id, east.id]
+    writer.forget(user, memory_ids=[closer.id])  # a new epoch: the reader resyncs the user
+    assert [h.memory.id for h in reader.vector_search(vec(1, 0), in_b, k=2)] == [east.id]
 
 
 @pytest.mark.neo4j

@@ -468,7 +468,7 @@ class Neo4jStore(Store):
         vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
                   f"WITH v, c[1] AS score {tail}")
         entry = self._vectors.entry(user_id)
-        wanted = k * CACHE_FETCH
+        wanted, caught_up = k * CACHE_FETCH, False
         while True:
             with entry.lock:
                 if entry.seq < 0:  # never loaded: no point ranking an empty cache
@@ -476,12 +476,14 @@ class Neo4jStore(Store):
                 candidates, every = entry.ranked_versions(unit_query, wanted)
                 ranked_at = [entry.seq, entry.epoch]
             # The user's clock comes back with the hits: when the cache was behind (another
-            # process wrote), it catches up and the search runs again; in step, no extra read.
+            # process wrote), it catches up and the search runs again, once: a write landing
+            # after that is the race any read-then-search has.
             lists, clock = self._searches([vector], params | {"candidates": [list(c) for c in candidates]},
                                           clock=True)
-            if [clock[0] or 0, clock[1]] != ranked_at:
+            if [clock[0] or 0, clock[1]] != ranked_at and not caught_up:
                 with entry.lock:
                     self._run(self._vectors.refresh, user_id, entry, write=False)
+                caught_up = True
                 continue
             if len(lists[0]) >= k or every:
                 return lists[0]
