@@ -187,6 +187,22 @@ class Store(ABC):
     def get_episodes(self, user_id: str, ids: Sequence[str]) -> list[Episode]:
         return self._get_episodes(check_user_id(user_id), list(ids)) if ids else []
 
+    def sources_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Source ids (the episode id when it has none) of the episodes each memory currently
+        comes from (open FROM edges), in the order they were said."""
+        check_user_id(user_id)
+        return self._sources_of(user_id, list(dict.fromkeys(memory_ids))) if memory_ids else {}
+
+    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        edges = self.get_edges(user_id, node_ids=memory_ids, types=[EdgeType.FROM])
+        episodes = {e.id: e for e in self.get_episodes(user_id, list({e.dst_id for e in edges}))}
+        wanted, found = set(memory_ids), defaultdict(list)
+        for edge in edges:
+            episode = episodes.get(edge.dst_id)
+            if episode is not None and edge.src_id in wanted:
+                found[edge.src_id].append((episode.observed_at, episode.source_id or episode.id))
+        return {m: [s for _, s in sorted(pairs)] for m, pairs in found.items()}
+
     def episodes_by_source(self, user_id: str, source_ids: Sequence[str]) -> list[Episode]:
         """Episodes stored under the caller's source ids (several may share one)."""
         check_user_id(user_id)

@@ -173,9 +173,10 @@ class Writer:
                     Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.FROM, src_id=memory.id,
                          dst_id=episode.id)
                 )
-        self._drop_exact_duplicates(user_id, pending, batch, result)
-        self._embed_and_link(user_id, pending, batch)
-        self._link_entities(user_id, pending, batch)
+        with self.store.reading():  # the three lookups share one read transaction (Neo4j)
+            self._drop_exact_duplicates(user_id, pending, batch, result)
+            self._embed_and_link(user_id, pending, batch)
+            self._link_entities(user_id, pending, batch)
         self.store.write(batch)
         return result
 

@@ -3,8 +3,8 @@
 A write is two statements in one transaction (the state of what it points at, then every
 table's rows in one statement, see ``writes``). Searches go through the HNSW
 vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
-a search over-fetches and falls back to an exact, user-scoped scan when the filters leave
-fewer than k hits, so a filter never thins the results.
+a search over-fetches and falls back to an exact ranking (the process's vector cache, or a
+user-scoped scan) when the filters leave fewer than k hits, so a filter never thins the results.
 """
 
 from __future__ import annotations
@@ -69,7 +69,10 @@ log = logging.getLogger(__name__)
 # Times come back as integer microseconds (``rows.projection``): decoding DATETIMEs is slow too.
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
-OVERFETCH = 10  # index candidates per wanted hit before falling back to an exact scan
+OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
+VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
+CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
+CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 # An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
 # (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
 _NOT_A_HUB = (f"CALL (e) {{ MATCH (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} WITH r LIMIT $max + 1 "
@@ -423,12 +426,19 @@ class Neo4jStore(Store):
 
     def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
                        k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        """Both index searches in one statement; each falls back on its own (a rare second
-        round trip) when the filters left it fewer than k hits."""
+        """Both index searches in one statement; each widens on its own (a rare second round
+        trip) when the filters left it fewer than k hits.
+
+        The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
+        and was most of a recall (at 10k, min of 20: 9 ms for 50, 12 for 200, 22 for 400), and
+        at 100k it beat an exact scan of the cached vectors (memory-bound, 15+ ms). When the
+        filters leave fewer than k (or other users' vectors crowd the fetch), current versions
+        are ranked exactly from this process's vector cache, as many as it takes; as of a past
+        ``known_at`` (closed versions too), by a user-scoped scan on the server."""
         where, params = _filter_cypher(flt)
         params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $fetch, $q) "
+        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
                   f"YIELD node AS v, score {tail}")
         text = ""
         if terms:
@@ -436,16 +446,48 @@ class Neo4jStore(Store):
             params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        lists = self._searches([vector, text], params)
-        if len(lists[0]) < k:
-            exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
-                     f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
-            lists[0] = self._searches([exact], params)[0]
+        lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
+        if len(lists[0]) < k and flt.known_at is None:
+            lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)
+        else:
+            if len(lists[0]) < k:
+                exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                         f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
+                lists[0] = self._searches([exact], params)[0]
+            for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+                hit.score = 2.0 * hit.score - 1.0
         if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
             lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
-        for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
-            hit.score = 2.0 * hit.score - 1.0
         return lists[0], lists[1]
+
+    def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
+                              params: dict) -> list[SearchHit]:
+        """The top k current versions by exact cosine that pass the filters (``tail``): the
+        cache's best candidates go in in order, k * CACHE_FETCH of them, widened CACHE_WIDEN-fold
+        until k pass or every current version of the user was tried."""
+        vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
+                  f"WITH v, c[1] AS score {tail}")
+        entry = self._vectors.entry(user_id)
+        wanted, caught_up = k * CACHE_FETCH, False
+        while True:
+            with entry.lock:
+                if entry.seq < 0:  # never loaded: no point ranking an empty cache
+                    self._run(self._vectors.refresh, user_id, entry, write=False)
+                candidates, every = entry.ranked_versions(unit_query, wanted)
+                ranked_at = [entry.seq, entry.epoch]
+            # The user's clock comes back with the hits: when the cache was behind (another
+            # process wrote), it catches up and the search runs again, once: a write landing
+            # after that is the race any read-then-search has.
+            lists, clock = self._searches([vector], params | {"candidates": [list(c) for c in candidates]},
+                                          clock=True)
+            if [clock[0] or 0, clock[1]] != ranked_at and not caught_up:
+                with entry.lock:
+                    self._run(self._vectors.refresh, user_id, entry, write=False)
+                caught_up = True
+                continue
+            if len(lists[0]) >= k or every:
+                return lists[0]
+            wanted *= CACHE_WIDEN
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
@@ -467,18 +509,25 @@ class Neo4jStore(Store):
             hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
 
-    def _searches(self, heads: list[str], params: dict) -> list[list[SearchHit]]:
+    def _searches(self, heads: list[str], params: dict, clock: bool = False) -> Any:
         """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
-        each, best first. An empty head gives an empty list."""
+        each, best first. An empty head gives an empty list. With ``clock``, also the user's
+        clock as [seq, epoch] (see ``vectors``), read in the same statement."""
         parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
                  f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
                  for i, head in enumerate(heads) if head]
-        query = "".join(parts) + "RETURN " + ", ".join(f"hits{i}" for i, h in enumerate(heads) if h)
+        columns = [f"hits{i}" for i, h in enumerate(heads) if h]
+        if clock:
+            parts.append("CALL () { OPTIONAL MATCH (c:UserClock {user_id: $user}) "
+                         "RETURN [c.seq, c.epoch] AS clock } ")
+            columns.append("clock")
+        query = "".join(parts) + "RETURN " + ", ".join(columns)
 
-        def work(tx: neo4j.ManagedTransaction) -> list[list[SearchHit]]:
+        def work(tx: neo4j.ManagedTransaction) -> Any:
             record = tx.run(query, params).single()
-            return [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
-                     for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+            lists = [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
+                      for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
+            return (lists, record["clock"]) if clock else lists
 
         return self._run(work, write=False)
 
@@ -567,6 +616,21 @@ class Neo4jStore(Store):
         return self._read("MATCH (e:Episode) USING INDEX e:Episode(id) WHERE e.id IN $ids "
                           f"AND e.user_id = $user RETURN {R.projection('e', 'Episode')} AS n",
                           R.to_episode, ids=ids, user=user_id)
+
+    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        # One round trip instead of the edges, then their episodes.
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, list[str]]:
+            found: dict[str, list[str]] = defaultdict(list)
+            for r in tx.run(
+                "MATCH (m:Memory)-[r:FROM]->(e:Episode) WHERE m.id IN $ids AND r.user_id = $user "
+                f"AND r.tx_to = {FAR} AND e.user_id = $user "
+                "WITH m.id AS m, CASE WHEN e.source_id IS NULL OR e.source_id = '' THEN e.id "
+                "ELSE e.source_id END AS source, e.observed_at AS at "
+                "RETURN m, source ORDER BY at, source", ids=memory_ids, user=user_id):
+                found[r["m"]].append(r["source"])
+            return dict(found)
+
+        return self._run(work, write=False)
 
     def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]:
         return self._read("MATCH (e:Episode) WHERE e.user_id = $user AND e.source_id IN $sources "

@@ -1,4 +1,5 @@
-"""A client-side copy of each user's current vectors, for the Writer's SIMILAR_TO neighbours.
+"""A client-side copy of each user's current vectors: the Writer's SIMILAR_TO neighbours and
+recall's vector ranking of current versions.
 
 Asking the HNSW index for every new memory's neighbours cost seconds per 50-message batch (one
 index walk per vector, then a user filter that throws most hits away); one matrix product over
@@ -38,6 +39,7 @@ class UserVectors:
         self.epoch, self.seq = epoch, seq
         self.matrix = np.zeros((0, dimension), dtype=np.float32)
         self.memory_ids: list[str | None] = []
+        self.version_ids: list[str | None] = []  # None once the row's version left
         self.row_of: dict[str, int] = {}  # version id -> row
         self.live = np.zeros(0, dtype=bool)
         self.lock = threading.Lock()
@@ -52,7 +54,7 @@ class UserVectors:
         for version_id, memory_id, current, vector in changes:
             row = self.row_of.pop(version_id, None)
             if row is not None:
-                self.live[row], self.memory_ids[row] = False, None
+                self.live[row], self.memory_ids[row], self.version_ids[row] = False, None, None
             if current and vector is not None:
                 added.append((version_id, memory_id, vector))
         if not added:
@@ -70,6 +72,7 @@ class UserVectors:
         for offset, (version_id, memory_id, _) in enumerate(added):
             self.row_of[version_id] = start + offset
             self.memory_ids.append(memory_id)
+            self.version_ids.append(version_id)
         if len(self.memory_ids) > 2 * self.rows + 1024:  # mostly dead rows: compact
             self._compact()
 
@@ -87,6 +90,23 @@ class UserVectors:
             found = np.flatnonzero(row >= min_score)
             out.append(self._best(row, found[live[found]], k, _WIDE + 4 * k))
         return out
+
+    def ranked_versions(self, unit: np.ndarray, n: int) -> tuple[list[tuple[str, float]], bool]:
+        """The n current versions closest to one unit vector, as (version id, cosine) best
+        first, plus every version tied with the n-th (a cut never splits equal scores); and
+        whether that is all of them."""
+        size = len(self.version_ids)
+        scores = self.matrix[:size] @ unit.astype(np.float32)
+        live = np.flatnonzero(self.live[:size])
+        if live.size > n:
+            bar = -np.partition(-scores[live], n - 1)[n - 1]
+            picked = live[scores[live] >= bar]
+        else:
+            picked = live
+        ids = self.version_ids
+        ranked = sorted(((ids[row], float(scores[row])) for row in picked.tolist()),
+                        key=lambda item: (-item[1], item[0]))
+        return ranked, picked.size == live.size
 
     def _best(self, column: np.ndarray, found: np.ndarray, k: int, wide: int) -> list[tuple[str, float]]:
         picked = found
@@ -107,6 +127,7 @@ class UserVectors:
         self.live = np.ones(keep.size, dtype=bool)
         new_row = {old: new for new, old in enumerate(keep.tolist())}
         self.memory_ids = [self.memory_ids[i] for i in keep.tolist()]
+        self.version_ids = [self.version_ids[i] for i in keep.tolist()]
         self.row_of = {vid: new_row[row] for vid, row in self.row_of.items()}
 
 
@@ -138,14 +159,16 @@ class VectorCache:
         seq, epoch = clock["seq"] or 0, clock["epoch"]
         if epoch == entry.epoch and seq == entry.seq:
             return
-        if epoch != entry.epoch or entry.seq < 0:  # deletions (or a first read): the whole user again
+        if entry.seq < 0:  # a first read: the whole user
             fresh = UserVectors(self.dimension, epoch, seq)
             fresh.apply([(r["id"], r["m"], True, r["e"]) for r in tx.run(
                 f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
                 "AND v.embedding IS NOT NULL RETURN v.id AS id, v.memory_id AS m, v.embedding AS e",
                 user=user_id)])
-            entry.matrix, entry.memory_ids, entry.row_of, entry.live = (
-                fresh.matrix, fresh.memory_ids, fresh.row_of, fresh.live)
+            entry.matrix, entry.memory_ids, entry.version_ids, entry.row_of, entry.live = (
+                fresh.matrix, fresh.memory_ids, fresh.version_ids, fresh.row_of, fresh.live)
+        elif epoch != entry.epoch:  # deletions: resynchronised by id, not reloaded
+            entry.apply(_resync(tx, user_id, entry))
         else:  # upserts are idempotent, so rows committed after the clock read do no harm
             entry.apply([(r["id"], r["m"], r["current"], r["e"]) for r in tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
@@ -169,6 +192,23 @@ class VectorCache:
     def forget(self, user_id: str) -> None:
         with self._lock:
             self._users.pop(user_id, None)
+
+
+def _resync(tx: neo4j.ManagedTransaction, user_id: str,
+            entry: UserVectors) -> list[tuple[str, str, bool, object]]:
+    """The changes that make ``entry`` hold exactly the user's current versions: the ids of
+    those (no vectors: a whole reload of 100k vectors took seconds), then the vectors of the
+    few the cache lacks. Versions never change their vector, so an id held is a row right."""
+    current = {r["id"]: r["m"] for r in tx.run(
+        f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
+        "RETURN v.id AS id, v.memory_id AS m", user=user_id)}
+    changes = [(vid, "", False, None) for vid in entry.row_of if vid not in current]
+    missing = [vid for vid in current if vid not in entry.row_of]
+    if missing:  # a version without a vector comes back with None, and apply leaves it out
+        changes += [(r["id"], r["m"], True, r["e"]) for r in tx.run(
+            "UNWIND $ids AS id MATCH (v:MemoryVersion {id: id}) RETURN v.id AS id, v.memory_id AS m, "
+            "v.embedding AS e", ids=missing)]
+    return changes
 
 
 def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
