@@ -234,24 +234,6 @@ class Store(ABC):
         return self._get_edges(user_id, list(node_ids) if node_ids is not None else None,
                                kinds, known_at, all_versions)
 
-    def sources_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Source ids (episode ids where none) of the episodes each memory came from (its
-        current FROM edges), in the order they were said."""
-        check_user_id(user_id)
-        return self._sources_of(user_id, list(dict.fromkeys(memory_ids))) if memory_ids else {}
-
-    def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        # Two reads; a backend may answer in one.
-        edges = self._get_edges(user_id, memory_ids, [EdgeType.FROM], None, False)
-        episodes = {e.id: e for e in self._get_episodes(user_id, list({e.dst_id for e in edges}))}
-        wanted = set(memory_ids)
-        out: dict[str, list[tuple[datetime, str]]] = {}
-        for edge in edges:
-            ep = episodes.get(edge.dst_id)
-            if ep is not None and edge.src_id in wanted:
-                out.setdefault(edge.src_id, []).append((ep.observed_at, ep.source_id or ep.id))
-        return {m: [s for _, s in sorted(pairs)] for m, pairs in out.items()}
-
     def find_by_content_hash(self, user_id: str, hashes: Sequence[str]) -> list[MemoryVersion]:
         """Current versions whose normalised text hashes to one of ``hashes`` (exact duplicates)."""
         check_user_id(user_id)
