@@ -81,22 +81,6 @@ def test_exact_duplicates_add_provenance_instead_of_copies(writer, user):
     assert hit.sources == ["a", "b"]
 
 
-def test_a_home_told_again_after_another_is_a_new_fact_until_then_a_repeat(store, user):
-    writer = Writer(store)  # the rule extractor
-
-    def facts_of(result):
-        return writer.store.get_versions(user, result.fact_ids)
-
-    first = writer.remember("I live in Portland.", user_id=user, at=datetime(2020, 3, 1, tzinfo=UTC))
-    again = writer.remember("I live in Portland.", user_id=user, at=datetime(2021, 3, 1, tzinfo=UTC))
-    assert first.fact_ids[0] in again.skipped_duplicates  # nothing changed in between: a repeat
-    writer.remember("I moved to Seattle.", user_id=user, at=datetime(2022, 5, 1, tzinfo=UTC))
-    back = writer.remember("I live in Portland.", user_id=user, at=datetime(2024, 6, 1, tzinfo=UTC))
-    assert first.fact_ids[0] not in back.skipped_duplicates
-    [news] = facts_of(back)  # Seattle began in between: a new fact, for the Editor's chain
-    assert (news.object, news.valid_from.year) == ("Portland", 2024)
-
-
 def test_point_in_time_recall(writer, user):
     writer.remember(MOVE, user_id=user, at=T, source_id="m")
     [fact] = [h for h in writer.recall("Portland", user_id=user) if h.kind == "fact"]

@@ -43,7 +43,6 @@ from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
-from .repeats import changed_since
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 from .self_names import about_user, self_names
 
@@ -259,19 +258,10 @@ class Writer:
         """An exact duplicate (same normalised text) re-sources the memory that exists."""
         # Only a live memory absorbs a repeat: a superseded one ("lived in Seattle") told again is
         # news (moved back), and a copy the Editor folded away points at its canonical memory.
-        live = {
-            v.content_hash: v
+        stored = {
+            v.content_hash: v.memory_id
             for v in self.store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])
             if v.status == "active"
-        }
-        batch_values = [v for _, v, _ in pending if v.predicate]
-        stored = {  # ... unless another value began in between ("moved back to Portland")
-            h: v.memory_id
-            for h, v in live.items()
-            if not any(
-                p.content_hash == h and changed_since(self.store, user_id, v, p, batch_values)
-                for _, p, _ in pending
-            )
         }
         first: dict[str, str] = {}
         kept = []
