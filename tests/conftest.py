@@ -53,6 +53,15 @@ def neo4j_store(neo4j_uri: str) -> Iterator[Store]:
     store.close()
 
 
+@pytest.fixture
+def two_stores(neo4j_uri: str) -> Iterator[tuple[Store, Store]]:
+    """Two independent store objects on one server (each with its own per-process caches)."""
+    first, second = open_store(neo4j_uri, dimension=DIM), open_store(neo4j_uri, dimension=DIM)
+    yield first, second
+    first.close()
+    second.close()
+
+
 @pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def backend(request: pytest.FixtureRequest) -> str:
     return request.param

@@ -9,21 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from builders import Builder, at
-from conftest import DIM, vec
+from conftest import vec
 
-from dualmem_core import open_store
 from dualmem_core.store import EdgeType, SearchFilter, Store
 from dualmem_core.store import changes as ch
 from dualmem_core.store.neo4j import store as neo4j_module
 from dualmem_core.store.neo4j.vectors import UserVectors
-
-
-@pytest.fixture
-def two_stores(neo4j_uri):
-    first, second = open_store(neo4j_uri, dimension=DIM), open_store(neo4j_uri, dimension=DIM)
-    yield first, second
-    first.close()
-    second.close()
 
 
 def _near(i: int) -> np.ndarray:

@@ -9,19 +9,9 @@ import pytest
 from builders import Builder, at
 from conftest import DIM, vec
 
-from dualmem_core import open_store
 from dualmem_core.store import EdgeType, SearchFilter
 from dualmem_core.store import changes as ch
 from dualmem_core.store.neo4j.vectors import UserVectors
-
-
-@pytest.fixture
-def two_stores(neo4j_uri):
-    """Two independent store objects on one server: each has its own cache."""
-    first, second = open_store(neo4j_uri, dimension=DIM), open_store(neo4j_uri, dimension=DIM)
-    yield first, second
-    first.close()
-    second.close()
 
 
 def _ids(store, user, vectors, k=3, min_score=0.5):
