@@ -22,6 +22,9 @@ from dualmem_core.store.sqlite.store import SQLiteStore
 
 DIM = 384
 RETRY_SECONDS = 3.0  # the driver's retry budget for this test (15 s by default)
+# The message a Writer tries to store while the store goes away.
+LATE = {"role": "user", "content": "I adopted a cat named Miso.", "source_id": "late",
+        "at": T0 + timedelta(days=400)}
 
 
 @pytest.fixture
@@ -57,8 +60,7 @@ def test_neo4j_killed_mid_transaction_gives_a_clear_error_nothing_half_written_a
         seed(store, user)
         before = fingerprint(store.export_graph(user))
         writer = Writer(store)
-        late = {"role": "user", "content": "I adopted a cat named Miso.", "source_id": "late",
-                "at": T0 + timedelta(days=400)}
+        late = dict(LATE)
         original_insert, original_plan = store._checked_insert, store._apply_plan
         writer_in_tx, killed = threading.Event(), threading.Event()
         caught: dict[str, object] = {}
@@ -142,8 +144,7 @@ def test_sqlite_locked_by_another_process_past_the_busy_timeout_refuses_cleanly(
         seed(store, user)
         before = fingerprint(store.export_graph(user))
         writer = Writer(store)
-        late = {"role": "user", "content": "I adopted a cat named Miso.", "source_id": "late",
-                "at": T0 + timedelta(days=400)}
+        late = dict(LATE)
         locker = subprocess.Popen([sys.executable, "-c", LOCKER, str(path)], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True)
         assert locker.stdout.readline().strip() == "locked"

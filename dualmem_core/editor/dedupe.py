@@ -59,7 +59,8 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
             cache[text] = features(text)
         return cache[text]
 
-    new_ids = [m for m in view.new_memory_ids() if view.live(m) and m not in canonical_of]
+    arrived = view.new_memory_ids()
+    new_ids = [m for m in arrived if view.live(m) and m not in canonical_of]
     grey: list[tuple[str, str, float]] = []
     seen: set[tuple[str, str]] = set()
     why_same: dict[str, tuple[str, float]] = {}  # memory -> its strongest "same" evidence
@@ -71,7 +72,7 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
         union(a, b)
 
     stint_of: dict[str, str] = {}  # triple fact -> its stint's first telling
-    new = set(view.new_memory_ids())
+    new = set(arrived)
     for members in fact_slots(view).values():
         if not new.intersection(members):
             continue  # incremental: only slots something new arrived in
