@@ -1,4 +1,5 @@
-"""The embedded store's one-query ``sources_of`` answers as the two-read default does."""
+"""The embedded store's one-query ``sources_of`` answers as the two-read default does, and its
+in-process copy stays right through this store's writes, a forget and another process's writes."""
 
 from __future__ import annotations
 
@@ -25,3 +26,32 @@ def test_sources_of_equals_the_default_through_edges_and_episodes(tmp_path) -> N
     assert all("other" not in s for s in found.values())
     assert any(s and s[0].startswith("ep_") for s in found.values())  # no source id: the episode's
     store.close()
+
+
+def test_kept_sources_follow_writes_forgets_and_other_processes(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store, other = open_store(url, dimension=64), open_store(url, dimension=64)
+    writer, elsewhere = Writer(store, embedder=HashingEmbedder(64)), Writer(other, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+
+    def said(w: Writer, source: str, hours: int) -> None:
+        w.remember("I love sushi.", user_id="u1", source_id=source, at=t0 + timedelta(hours=hours))
+
+    said(writer, "a", 5)
+    said(writer, "b", 7)
+    memory_id = writer.recall("sushi", user_id="u1", k=1)[0].memory_id  # recall keeps its sources
+
+    def truth() -> list[str]:
+        return Store._sources_of(store, "u1", [memory_id]).get(memory_id, [])
+
+    assert store.sources_of("u1", [memory_id])[memory_id] == ["a", "b"] == truth()  # now kept
+    said(writer, "c", 6)  # this store's write, told earlier than "b": kept in time order
+    assert store.sources_of("u1", [memory_id])[memory_id] == ["a", "c", "b"] == truth()
+    said(elsewhere, "d", 1)  # another process: the kept copy is stale and must be read again
+    assert store.sources_of("u1", [memory_id])[memory_id] == ["d", "a", "c", "b"] == truth()
+    writer.forget(user_id="u1", source_ids=["c"])
+    assert store.sources_of("u1", [memory_id])[memory_id] == ["d", "a", "b"] == truth()
+    writer.forget(user_id="u1", source_ids=["a", "b", "d"])
+    assert store.sources_of("u1", [memory_id]) == {}
+    store.close()
+    other.close()
