@@ -156,6 +156,8 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int) -> dict
             recall = partial(writer.recall, user_id=USER, k=K)
             out["recall"] = timed_calls(recall, asks)
             out["recall_as_of"] = timed_calls(partial(recall, as_of=AS_OF), asks)
+            if backend == "sqlite":
+                out["vector_agreement"] = vector_agreement(store, writer, asks)
             out["counts"] = store.counts(USER)
             out["python_rss"] = sb.rss_mb()
             out["loadavg_end"] = os.getloadavg()
@@ -166,6 +168,24 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int) -> dict
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def vector_agreement(store, writer: Writer, asks: list[str], depth: int = 20) -> float:
+    """Share of the embedded store's vector top-``depth`` (recall's list) that an exact full scan
+    also returns for the same questions: above ``APPROX_ROWS`` rows the search ranks by the head."""
+    import dualmem_core.store.sqlite.vectors as sqlite_vectors
+    from dualmem_core.store import SearchFilter
+
+    flt, same = SearchFilter(USER, statuses=("active", "superseded")), 0
+    vectors = writer.embedder.embed(asks)
+    found = [{h.version.id for h in store.vector_search(v, flt, depth)} for v in vectors]
+    approx_rows, sqlite_vectors.APPROX_ROWS = sqlite_vectors.APPROX_ROWS, 10**12
+    try:
+        for v, got in zip(vectors, found, strict=True):
+            same += len(got & {h.version.id for h in store.vector_search(v, flt, depth)})
+    finally:
+        sqlite_vectors.APPROX_ROWS = approx_rows
+    return same / (depth * len(asks))
 
 
 def targets(r: dict) -> list[tuple[str, float, str, bool]]:
@@ -202,6 +222,9 @@ def render(r: dict) -> str:
     lines.append(f"python RSS {py['rss_mb']:,.0f} MB, peak this run {py['peak_mb']:,.0f} MB" + (
         f"; Neo4j server RSS {srv['rss_mb']:,.0f} MB (peak {srv['peak_mb']:,.0f} MB)" if srv else
         f"; SQLite files {r['db_file_mb']:,.0f} MB"))
+    if "vector_agreement" in r:
+        lines.append(f"recall's vector top-20 agrees with an exact scan on {100 * r['vector_agreement']:.1f}%"
+                     " of rows (the same questions)")
     lines += [f"  target {what:<44}{value:>10,.2f}  {goal:<9} {'PASS' if ok else 'MISS'}"
               for what, value, goal, ok in targets(r)]
     return "\n".join([*lines, ""])
