@@ -48,7 +48,7 @@ from . import lease as leases
 from . import rows as R
 from .access import PendingAccess
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
-from .sources import UserSources
+from .kept import KeptReads
 from .text import Tokenizer, UserText, best, varints
 from .vectors import FAR, UserVectors
 
@@ -93,7 +93,7 @@ class SQLiteStore(Store):
         self._lock = threading.Lock()
         self._caches: dict[str, UserVectors] = {}
         self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
-        self._sources: dict[str, UserSources] = {}  # recalled memories' provenance, likewise
+        self._kept: dict[str, KeptReads] = {}  # recall's provenance and hub counts, likewise
         self._tokenizer: Tokenizer | None = None
         self._checkpointer = Checkpointer(self.path)
         self._access = PendingAccess()  # recall counts, written with the next write
@@ -148,7 +148,8 @@ class SQLiteStore(Store):
             yield
         finally:
             self._local.generations = None
-            conn.execute("COMMIT")  # ends a read: nothing to write
+            if conn.in_transaction:  # a read: nothing to keep, and an error must not be hidden
+                conn.execute("ROLLBACK")
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
@@ -221,7 +222,7 @@ class SQLiteStore(Store):
             self._connections.clear()
             self._caches.clear()
             self._texts.clear()
-            self._sources.clear()
+            self._kept.clear()
             if self._tokenizer is not None:
                 self._tokenizer.close()
                 self._tokenizer = None
@@ -287,12 +288,12 @@ class SQLiteStore(Store):
         """Append a committed batch to the user's caches, or drop those that fell behind."""
         memories = {m.id: m for m in batch.memories}
         with self._lock:
-            sources = self._sources.get(user_id)
+            sources = self._kept.get(user_id)
             if sources is not None and sources.generation == generation - 1:
                 sources.written(batch)
                 sources.generation = generation
             elif sources is not None:
-                del self._sources[user_id]
+                del self._kept[user_id]
             cache, text = self._caches.get(user_id), self._texts.get(user_id)
             if text is not None and text.generation != generation - 1:
                 del self._texts[user_id]
@@ -327,7 +328,7 @@ class SQLiteStore(Store):
         with self._lock:
             self._caches.pop(user_id, None)
             self._texts.pop(user_id, None)
-            self._sources.pop(user_id, None)
+            self._kept.pop(user_id, None)
 
     def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
         now = utcnow()
@@ -693,12 +694,18 @@ class SQLiteStore(Store):
             "AND src_id IN (SELECT value FROM json_each(?)) GROUP BY dst_id",
             (user_id, FAR, seeds)).fetchall()
         seeds_of = {e: tuple(sorted(s.split("\x1f"))) for e, s in entities}
-        # Count each entity's mentions only up to the hub limit: a hub's full count is not needed.
-        degrees = conn.execute(
-            f"SELECT e.value, (SELECT count(*) FROM (SELECT 1 {mentions} AND dst_id = e.value LIMIT ?)) "
-            "FROM json_each(?) e", (user_id, FAR, max_entity_degree + 1, json.dumps(list(seeds_of)))
-        ).fetchall()
-        kept = [e for e, degree in degrees if degree <= max_entity_degree]
+        cap = max_entity_degree + 1
+
+        def count(conn: sqlite3.Connection, missing: list[str]) -> list[tuple]:
+            # Each entity's mentions counted only up to the hub limit: a hub's full count is not needed.
+            return conn.execute(
+                f"SELECT e.value, (SELECT count(*) FROM (SELECT 1 {mentions} AND dst_id = e.value LIMIT ?)) "
+                "FROM json_each(?) e", (user_id, FAR, cap, json.dumps(missing))).fetchall()
+
+        degrees = self._through_kept(
+            user_id, list(seeds_of), lambda k, ids: k.uncounted(ids, cap), count,
+            lambda k, _, rows: k.keep_degrees(rows, cap), lambda k, ids: k.known_degrees(ids, cap))
+        kept = [e for e, degree in degrees.items() if degree <= max_entity_degree]
         rows = conn.execute(
             f"SELECT src_id, dst_id {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
             "AND src_id NOT IN (SELECT value FROM json_each(?))",
@@ -758,31 +765,40 @@ class SQLiteStore(Store):
         return [R.to_edge(r) for r in rows]
 
     def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        generation = self._generation(user_id)
-        with self._lock:
-            known = self._sources.get(user_id)
-            if known is None or known.generation != generation:
-                known = self._sources[user_id] = UserSources(generation)
-            missing = known.missing(memory_ids)
-        if not missing:
-            with self._lock:
-                return known.sources(memory_ids)
-        with self._tx(write=False) as conn:  # the rows and their generation from one snapshot
-            now_at = self._generation(user_id)
+        def read(conn: sqlite3.Connection, missing: list[str]) -> list[tuple]:
             # One read, no edge or episode objects: a repeated message has hundreds of sources.
-            rows = conn.execute(
+            return conn.execute(
                 "SELECT e.src_id, p.observed_at, coalesce(p.source_id, p.id) FROM edges e INDEXED BY "
                 "edges_by_src JOIN episodes p ON p.id = e.dst_id AND p.user_id = e.user_id "
                 "WHERE e.user_id = ? AND e.type = 'FROM' AND e.tx_to = ? "
                 "AND e.src_id IN (SELECT value FROM json_each(?))",
                 (user_id, FAR, json.dumps(missing))).fetchall()
+
+        return self._through_kept(user_id, memory_ids, KeptReads.missing, read, KeptReads.fill,
+                                  KeptReads.sources)
+
+    def _through_kept(self, user_id: str, wanted: list, missing, read, keep, answer):
+        """``answer(kept, wanted)`` from the user's kept reads, reading (``read(conn, missing)``)
+        and keeping (``keep(kept, missing, rows)``) what they lack, in one snapshot with the
+        generation they belong to; a write in between leaves them unkept (read again next time)."""
+        generation = self._generation(user_id)
         with self._lock:
-            if known.generation == now_at:  # else a write came between: kept by the next read
-                known.fill(missing, rows)
-                return known.sources(memory_ids)
-        fresh = UserSources(now_at)
-        fresh.fill(missing, rows)
-        return {**known.sources([m for m in memory_ids if m not in missing]), **fresh.sources(missing)}
+            kept = self._kept.get(user_id)
+            if kept is None or kept.generation != generation:
+                kept = self._kept[user_id] = KeptReads(generation)
+            lacking = missing(kept, wanted)
+            if not lacking:
+                return answer(kept, wanted)
+        with self._tx(write=False) as conn:  # the rows and their generation from one snapshot
+            read_at = self._generation(user_id)
+            rows = read(conn, lacking)
+        with self._lock:
+            if kept.generation == read_at:
+                keep(kept, lacking, rows)
+                return answer(kept, wanted)
+        fresh = KeptReads(read_at)
+        keep(fresh, lacking, rows)
+        return {**answer(kept, [w for w in wanted if w not in set(lacking)]), **answer(fresh, lacking)}
 
     def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]:
         query = (f"SELECT {R.VERSION_COLUMNS} FROM versions INDEXED BY versions_by_hash "

@@ -1,5 +1,5 @@
 """The embedded store's one-query ``sources_of`` answers as the two-read default does, and its
-in-process copy stays right through this store's writes, a forget and another process's writes."""
+in-process copies (sources, hub counts) stay right through writes, a forget and other processes."""
 
 from __future__ import annotations
 
@@ -53,5 +53,29 @@ def test_kept_sources_follow_writes_forgets_and_other_processes(tmp_path) -> Non
     assert store.sources_of("u1", [memory_id])[memory_id] == ["d", "a", "b"] == truth()
     writer.forget(user_id="u1", source_ids=["a", "b", "d"])
     assert store.sources_of("u1", [memory_id]) == {}
+    store.close()
+    other.close()
+
+
+def test_kept_hub_counts_follow_writes(tmp_path) -> None:
+    """An entity that crosses the hub limit through this store's writes stops being expanded."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store, other = open_store(url, dimension=64), open_store(url, dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    said = ["My sister Ana lives in Lisbon.", "My sister Ana is a nurse.", "I visited Lisbon last week.",
+            "Lisbon was sunny."]
+    for i, text in enumerate(said[:2]):
+        writer.remember(text, user_id="u1", source_id=f"m{i}", at=t0 + timedelta(hours=i))
+    seed = writer.recall("Ana Lisbon", user_id="u1", k=1)[0].memory_id
+
+    def neighbours(s) -> set[str]:
+        return {n.memory_id for n in s.entity_neighbours("u1", [seed], max_entity_degree=2)}
+
+    before = neighbours(store)
+    assert before and before == neighbours(other)  # counted and kept
+    for i, text in enumerate(said[2:], 2):  # Lisbon's mentions (2: the seed and its message) pass 2: a hub now
+        writer.remember(text, user_id="u1", source_id=f"m{i}", at=t0 + timedelta(hours=i))
+    assert neighbours(store) == neighbours(other) != before
     store.close()
     other.close()

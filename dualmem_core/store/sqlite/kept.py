@@ -1,0 +1,78 @@
+"""Graph reads recall repeats, kept in process: each memory's sources, each entity's degree.
+
+A memory told many times has as many sources: on the writer benchmark at 100k the memories
+recall returns most often had hundreds each, and reading them (an edge, an episode each) was
+the largest part of a recall after the vector scan. Expansion counts the mentions of each
+entity of its seeds (up to the hub limit) to skip hubs: for a hub, that many edge reads.
+Recall's hits and their entities repeat, so both are read once and kept, and kept current by
+this store's own writes: a batch that adds a FROM edge from a new episode adds its source, and
+a new MENTIONS edge adds one to its entity's count; any other change to those edges drops the
+entry. Another process's write (or a forget, an Editor change, an import) moves the user's
+generation on, and the whole copy is dropped at the next read, as the vector cache is.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+
+from ...timeutil import FAR_FUTURE, to_micros
+from ..models import EdgeType, WriteBatch
+
+MAX_KEPT = 20_000  # memories (and entities) kept per user; past it that part starts over
+
+
+class KeptReads:
+    """Per memory: (said at, source id) of each episode it currently comes from, in time order.
+    Per entity: its open MENTIONS edges counted up to a cap, and the cap."""
+
+    def __init__(self, generation: int):
+        self.generation = generation
+        self.by_memory: dict[str, list[tuple[int, str]]] = {}
+        self.degrees: dict[str, tuple[int, int]] = {}  # entity -> (count up to cap, cap)
+
+    def uncounted(self, entity_ids: list[str], cap: int) -> list[str]:
+        return [e for e in entity_ids if self.degrees.get(e, (0, -1))[1] != cap]
+
+    def known_degrees(self, entity_ids: list[str], cap: int) -> dict[str, int]:
+        return {e: self.degrees[e][0] for e in entity_ids if self.degrees.get(e, (0, -1))[1] == cap}
+
+    def keep_degrees(self, counted: list[tuple[str, int]], cap: int) -> None:
+        if len(self.degrees) + len(counted) > MAX_KEPT:
+            self.degrees.clear()
+        self.degrees.update((e, (count, cap)) for e, count in counted)
+
+    def missing(self, memory_ids: list[str]) -> list[str]:
+        return [m for m in memory_ids if m not in self.by_memory]
+
+    def fill(self, memory_ids: list[str], rows: list[tuple[str, int, str]]) -> None:
+        """Keep what a read found for ``memory_ids``: rows of (memory id, said at, source id)."""
+        if len(self.by_memory) + len(memory_ids) > MAX_KEPT:
+            self.by_memory.clear()
+        found: dict[str, list[tuple[int, str]]] = {m: [] for m in memory_ids}
+        for memory_id, said_at, source in rows:
+            found[memory_id].append((said_at, source))
+        for memory_id, pairs in found.items():
+            self.by_memory[memory_id] = sorted(pairs)
+
+    def sources(self, memory_ids: list[str]) -> dict[str, list[str]]:
+        return {m: [s for _, s in self.by_memory[m]] for m in memory_ids if self.by_memory.get(m)}
+
+    def written(self, batch: WriteBatch) -> None:
+        """Follow a committed batch of this store's own."""
+        episodes = {e.id: e for e in batch.episodes}
+        for edge in batch.edges:
+            if edge.type == EdgeType.MENTIONS and edge.dst_id in self.degrees:
+                count, cap = self.degrees[edge.dst_id]
+                if edge.tx_to == FAR_FUTURE:
+                    self.degrees[edge.dst_id] = (min(count + 1, cap), cap)
+                else:
+                    self.degrees.pop(edge.dst_id)
+            if edge.type != EdgeType.FROM or edge.src_id not in self.by_memory:
+                continue
+            episode = episodes.get(edge.dst_id)
+            if episode is None or edge.tx_to != FAR_FUTURE:
+                self.by_memory.pop(edge.src_id)  # not a plain new source: read it again when asked
+            else:
+                source = episode.id if episode.source_id is None else episode.source_id
+                insort(self.by_memory[edge.src_id], (to_micros(episode.observed_at), source))
+
