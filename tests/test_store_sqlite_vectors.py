@@ -134,3 +134,35 @@ def test_recall_search_over_many_rows_filters_inside_the_search(monkeypatch) -> 
     assert len(found) == 10 and {rid for rid, _ in found} <= then_valid
     assert found == _exact_top(cache, query, past, 10, monkeypatch)
     assert len(cache.top_k(query, flt, 10)) == 10
+
+
+def test_grouped_neighbours_find_nearly_all_links_of_a_full_scan(monkeypatch) -> None:
+    """From GROUPED_ROWS on, a write searches the nearest groups: nearly every link a full scan
+    finds, each with the full scan's score, and rows written after the groups were sorted too."""
+    monkeypatch.setattr(V, "GROUPED_ROWS", 8000)
+    rng = np.random.default_rng(8)
+    centres = rng.normal(size=(80, DIM)).astype(np.float32)
+    rows = _rows(rng, 1, 13000, centres)
+    cache = UserVectors(DIM, 0)
+    cache.append(rows[:10000])
+    picks = rng.integers(0, 10000, 60)
+    queries = np.asarray([np.frombuffer(rows[i][1], dtype=np.float32) for i in picks])
+    queries += rng.normal(0, 0.02, queries.shape).astype(np.float32)
+    queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+    grouped = _search(cache, queries, 0.75)
+    assert cache.groups is not None and cache.groups.sorted_upto == 10000
+    with monkeypatch.context() as m:
+        m.setattr(V, "GROUPED_ROWS", 10**9)
+        full = _search(cache, queries, 0.75)
+    exact = {(i, rid): s for i, hits in enumerate(full) for rid, s in hits}
+    found = {(i, rid): s for i, hits in enumerate(grouped) for rid, s in hits}
+    assert len(found.keys() & exact.keys()) >= 0.97 * len(exact) and exact
+    assert all(s >= 0.75 for s in found.values())
+    for key in found.keys() & exact.keys():
+        assert abs(found[key] - exact[key]) < 1e-5
+    cache.append(rows[10000:10010])  # the unsorted tail: scanned by every search
+    fresh = cache.matrix[10005:10006].copy()
+    assert _search(cache, fresh, 0.99)[0][0][0] == rows[10005][0]
+    cache.append(rows[10010:])  # a tail past an eighth of the sorted rows is sorted in
+    _search(cache, fresh, 0.99)
+    assert cache.groups.sorted_upto == cache.size == 13000

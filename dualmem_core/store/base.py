@@ -135,7 +135,9 @@ class Store(ABC):
         """For each vector, up to k (memory id, cosine) of the user's current memories scoring at
         least ``min_score``, best first: one pass for a whole batch (the Writer's SIMILAR_TO links).
 
-        Exact on both backends (a scan of the user's vectors cached in this process).
+        From a scan of the user's vectors cached in this process: exact on Neo4j, and on SQLite
+        up to 20k vectors; past that SQLite searches the groups nearest each vector
+        (``sqlite/clusters.py``: 99% of a full scan's links on the writer benchmark).
         """
         check_user_id(user_id)
         if not vectors:

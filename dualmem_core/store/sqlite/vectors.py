@@ -15,7 +15,8 @@ text (hashing embedder, 100k rows: the top 64 directions hold 78% of the varianc
 1.5% of the rows for one query (p90 3.9%); a batch's queries share one bound product, and a
 block of rows is scored in full only where some query's bound passes (35% of the rows for a
 batch of 41). The links are those of a full scan, up to float32 rounding in the last bit of a
-cosine.
+cosine. From GROUPED_ROWS rows on, the search looks only in the groups of rows nearest each
+query (``clusters.py``), through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
 every admitted row (a quarter of the bytes of the full vectors, so a quarter of the scan), and
@@ -34,6 +35,7 @@ import numpy as np
 
 from ...timeutil import FAR_FUTURE, to_micros
 from ..models import SearchFilter
+from .clusters import HeadGroups
 
 FAR = to_micros(FAR_FUTURE)
 _BLOCK = 16384  # rows scored at a time by ``top_k_many``: bounds the scratch matrix
@@ -41,6 +43,7 @@ PRUNE_ROWS = 5_000  # from this many rows on, ``top_k_many`` prunes by the bound
 HEAD = 96  # principal coordinates kept per row for the bound and recall's first pass
 APPROX_ROWS = 20_000  # from this many rows on, ``top_k`` ranks by the head, then rescores
 CANDIDATES = 1000  # rows ``top_k`` scores in full after the head pass
+GROUPED_ROWS = 20_000  # from this many rows on, ``top_k_many`` searches the nearest groups only
 _SAMPLE = 4096  # rows the principal directions are computed from
 _SLACK = 1e-4  # float32 rounding in the bound is far smaller: no row above the threshold is lost
 
@@ -73,6 +76,7 @@ class UserVectors:
         self.rids_sorted = True  # rows come in rid order: ``admits`` finds a rid by bisection
         self.basis: np.ndarray | None = None  # (dimension, HEAD) principal directions, once pruning
         self.fitted_at = 0  # rows when the basis was computed; refitted when they double
+        self.groups: HeadGroups | None = None  # for the neighbour search from GROUPED_ROWS on
         # Per row (a column here): the HEAD coordinates, then |x_rest| rounded up. A query gets
         # the same shape (its head, then its |q_rest|), so the bound of every row is one matrix
         # product. Stored a row per coordinate: a product with a vector then streams over long
@@ -104,6 +108,8 @@ class UserVectors:
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
         if self.basis is not None:
             self._project(self.size, need)
+            if self.groups is not None:
+                self.groups.assign(self.head_t[:HEAD, self.size:need].T)
         self.size = need
 
     def top_k(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
@@ -152,7 +158,9 @@ class UserVectors:
             return [[] for _ in unit_queries]
         k = min(k, self.size)
         mask = self._mask(flt)
-        if self._prunes():
+        if self.size >= GROUPED_ROWS and self._prunes():
+            rows, cols, scores = self._above_grouped(unit_queries, mask, min_score)
+        elif self._prunes():
             rows, cols, scores = self._above_pruned(unit_queries, mask, min_score)
         else:
             rows, cols, scores = self._above(unit_queries, mask, min_score)
@@ -216,6 +224,37 @@ class UserVectors:
             return empty, empty, np.zeros(0, dtype=np.float32)
         return tuple(np.concatenate(a) for a in zip(*found, strict=True))
 
+    def _above_grouped(self, unit_queries: np.ndarray, mask: np.ndarray,
+                       min_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_above`` over the rows of each query's nearest groups and the unsorted tail
+        (``clusters.py``): the bound first, then full scores of the rows it leaves."""
+        groups = self._grouped()
+        with_rest = self._with_rest(unit_queries)
+        floor = min_score - _SLACK
+        batches = list(groups.candidates(with_rest, floor))
+        if groups.sorted_upto < self.size:  # written since the last sort: every query scans them
+            bound = with_rest @ self.head_t[:, groups.sorted_upto: self.size]
+            passing = np.flatnonzero((bound >= floor).any(axis=0))
+            batches.append((np.arange(len(unit_queries)), groups.sorted_upto + passing))
+        found = [(np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32))]
+        for asking, rows in batches:  # each group's rows read once, scored against its queries
+            rows = rows[mask[rows]]
+            scores = self.matrix[rows] @ unit_queries[asking].T
+            r, q = np.nonzero(scores >= min_score)
+            found.append((rows[r], asking[q], scores[r, q]))
+        return tuple(np.concatenate(a) for a in zip(*found, strict=True))
+
+    def _grouped(self) -> HeadGroups:
+        """The rows' groups, fitted and sorted when missing, re-sorted when their tail is long."""
+        if self.groups is None:
+            heads = self.head_t[:HEAD, : self.size].T
+            self.groups = HeadGroups(heads)
+            self.groups.assign(heads)
+            self.groups.sort(self.head_t[:, : self.size])
+        elif self.groups.stale():
+            self.groups.sort(self.head_t[:, : self.size])
+        return self.groups
+
     def _prunes(self) -> bool:
         """Whether the bound is in use; (re)computes the principal directions when due."""
         if self.size < PRUNE_ROWS:
@@ -227,6 +266,7 @@ class UserVectors:
             values, vectors = np.linalg.eigh((sample.T @ sample).astype(np.float64))
             self.basis = np.ascontiguousarray(vectors[:, np.argsort(-values)[:HEAD]], dtype=np.float32)
             self.fitted_at = self.size
+            self.groups = None  # fitted on the old head: fitted again when next needed
             self.head_t = np.zeros((HEAD + 1, self.matrix.shape[0]), dtype=np.float32)
             for start in range(0, self.size, _BLOCK):
                 self._project(start, min(start + _BLOCK, self.size))
