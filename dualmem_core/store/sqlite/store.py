@@ -288,11 +288,11 @@ class SQLiteStore(Store):
         """Append a committed batch to the user's caches, or drop those that fell behind."""
         memories = {m.id: m for m in batch.memories}
         with self._lock:
-            sources = self._kept.get(user_id)
-            if sources is not None and sources.generation == generation - 1:
-                sources.written(batch)
-                sources.generation = generation
-            elif sources is not None:
+            kept = self._kept.get(user_id)
+            if kept is not None and kept.generation == generation - 1:
+                kept.written(batch)
+                kept.generation = generation
+            elif kept is not None:
                 del self._kept[user_id]
             cache, text = self._caches.get(user_id), self._texts.get(user_id)
             if text is not None and text.generation != generation - 1:
