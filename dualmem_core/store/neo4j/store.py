@@ -116,7 +116,7 @@ class Neo4jStore(Store):
                 f"cannot reach Neo4j at {url} ({type(exc).__name__}: {exc}); start one with "
                 "`dualmem neo4j start` or point DUALMEM_STORE/NEO4J_URI at a running server"
             ) from None
-        self._pinned = threading.local()  # the read transaction of a ``reading()`` block
+        self._pinned = threading.local()  # the session of a ``reading()`` block
         self._accesses = _AccessRecorder(self)
         self.dimension = self._set_up_schema(dimension)
         self._vectors = VectorCache(self.dimension)  # the Writer's SIMILAR_TO neighbours
@@ -124,9 +124,9 @@ class Neo4jStore(Store):
     # -- plumbing -------------------------------------------------------------------------
 
     def _run(self, work: Callable[..., T], *args: Any, write: bool = True) -> T:
-        """Run ``work(tx, *args)`` in one managed transaction (retried on transient errors), or
-        in the read transaction of the ``reading()`` block this thread is in."""
-        pinned = None if write else getattr(self._pinned, "tx", None)
+        """Run ``work(tx, *args)`` in one managed transaction (retried on transient errors), or,
+        for a read inside a ``reading()`` block, on that block's session."""
+        pinned = None if write else getattr(self._pinned, "session", None)
         with self._errors():
             if pinned is not None:
                 return work(pinned, *args)
@@ -137,27 +137,22 @@ class Neo4jStore(Store):
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Reads in this block share one read transaction: one round trip each. Access counts
-        recorded just before the block may not show in the memories read inside it."""
-        if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
+        """Reads in this block run on one session, each as its own auto-commit query: one round
+        trip each. A shared read transaction cost two more (BEGIN, then ROLLBACK at the end) and
+        bought nothing: Neo4j reads are read-committed, so each read saw the latest commits
+        either way. Access counts recorded just before the block may not show in the memories
+        read inside it."""
+        if getattr(self._pinned, "session", None) is not None:  # nested: the outer block's
             yield
             return
         with self._errors():
             session = self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS)
-            try:
-                tx = session.begin_transaction()
-            except BaseException:
-                session.close()
-                raise
-        self._pinned.tx = tx
+        self._pinned.session = session
         try:
             yield
         finally:
-            self._pinned.tx = None
-            try:
-                tx.close()  # read only: nothing to commit
-            finally:
-                session.close()
+            self._pinned.session = None
+            session.close()
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -602,7 +597,7 @@ class Neo4jStore(Store):
         """Write queued access counts before a read returning memories, except inside a
         ``reading()`` block: recall reads memories without their counts, and waiting there
         for the previous recall's count write would cost every recall a write transaction."""
-        if getattr(self._pinned, "tx", None) is None:
+        if getattr(self._pinned, "session", None) is None:
             self._accesses.flush()
 
     def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]:
@@ -618,17 +613,16 @@ class Neo4jStore(Store):
                           R.to_episode, ids=ids, user=user_id)
 
     def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        # One round trip instead of the edges, then their episodes.
+        # One round trip instead of the edges, then their episodes; and a row per memory, its
+        # sources collected in order: a fact told hundreds of times came back as hundreds of
+        # records, each decoded in Python.
         def work(tx: neo4j.ManagedTransaction) -> dict[str, list[str]]:
-            found: dict[str, list[str]] = defaultdict(list)
-            for r in tx.run(
+            return {r["m"]: r["sources"] for r in tx.run(
                 "MATCH (m:Memory)-[r:FROM]->(e:Episode) WHERE m.id IN $ids AND r.user_id = $user "
                 f"AND r.tx_to = {FAR} AND e.user_id = $user "
                 "WITH m.id AS m, CASE WHEN e.source_id IS NULL OR e.source_id = '' THEN e.id "
                 "ELSE e.source_id END AS source, e.observed_at AS at "
-                "RETURN m, source ORDER BY at, source", ids=memory_ids, user=user_id):
-                found[r["m"]].append(r["source"])
-            return dict(found)
+                "ORDER BY at, source RETURN m, collect(source) AS sources", ids=memory_ids, user=user_id)}
 
         return self._run(work, write=False)
 
