@@ -115,7 +115,12 @@ class UserVectors:
         if len(queries) > BOUND_QUERIES or not self._fit_bound():
             # queries x rows: each query's scores contiguous, so finding those above the bar is cheap
             scores = queries @ self.matrix[:size].T
-            return [self._best(*_above(np.flatnonzero(live), row[live], min_score), k) for row in scores]
+            out = []
+            for row in scores:
+                found = np.flatnonzero(row >= min_score)
+                found = found[live[found]]
+                out.append(self._best(found, row[found], k))
+            return out
         # Per query: its bound over every row (a sixth of a full product), then full scores
         # for the few rows the bound leaves (about 2% on the benchmark's chat text).
         bounds = self._with_rest(queries) @ self.head[:size].T
