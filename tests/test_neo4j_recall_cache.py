@@ -135,24 +135,3 @@ def test_sources_of_a_memory_told_many_times_come_in_time_order(neo4j_store, use
     neo4j_store.write(b.batch)
     assert neo4j_store.sources_of(user, [told.id]) == {told.id: [f"s{h:03d}" for h in range(150)]}
 
-
-@pytest.mark.neo4j
-def test_reads_in_a_reading_block_open_no_transaction_and_see_every_commit(two_stores, user, monkeypatch):
-    # Read-committed either way: a shared read transaction only cost two round trips.
-    import neo4j
-
-    first, second = two_stores
-    b = Builder(user)
-    one, _ = b.memory("one", vec(1, 0))
-    first.write(b.batch)
-    began = []
-    real_begin = neo4j.Session.begin_transaction
-    monkeypatch.setattr(neo4j.Session, "begin_transaction",
-                        lambda self, *a, **k: began.append(1) or real_begin(self, *a, **k))
-    with first.reading():
-        assert [m.id for m in first.get_memories(user, [one.id])] == [one.id]
-        later = Builder(user)
-        two, _ = later.memory("two", vec(0, 1))
-        second.write(later.batch)
-        assert [m.id for m in first.get_memories(user, [two.id])] == [two.id]
-    assert began == []
