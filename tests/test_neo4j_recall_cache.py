@@ -121,3 +121,17 @@ def test_a_deletion_resyncs_the_cache_by_id_without_reloading_the_vectors(two_st
     assert found == {*(m.id for m in kept), new.id}
     # one row dropped, one vector fetched: the three kept vectors were not sent again
     assert sorted((current, memory) for _, memory, current, _ in applied) == [(False, ""), (True, new.id)]
+
+
+@pytest.mark.neo4j
+def test_sources_of_a_memory_told_many_times_come_in_time_order(neo4j_store, user):
+    b = Builder(user)
+    told, _ = b.memory("told again and again", vec(1, 0))
+    hours = list(range(150))
+    np.random.default_rng(2).shuffle(hours)  # written out of time order
+    for hour in hours:
+        episode = b.episode("again", at(1, 1 + hour // 24, hour % 24), source_id=f"s{hour:03d}")
+        b.edge(EdgeType.FROM, told.id, episode.id)
+    neo4j_store.write(b.batch)
+    assert neo4j_store.sources_of(user, [told.id]) == {told.id: [f"s{h:03d}" for h in range(150)]}
+

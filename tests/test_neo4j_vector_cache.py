@@ -11,7 +11,7 @@ from conftest import DIM, vec
 
 from dualmem_core.store import EdgeType, SearchFilter
 from dualmem_core.store import changes as ch
-from dualmem_core.store.neo4j.vectors import UserVectors
+from dualmem_core.store.neo4j.vectors import BOUND_QUERIES, PRUNE_ROWS, UserVectors
 
 
 def _ids(store, user, vectors, k=3, min_score=0.5):
@@ -132,3 +132,47 @@ def test_expand_is_neighbours_then_their_memories_and_versions(store, user):
         assert [(v.id, v.embedding) for v in versions] == [(v.id, None) for v in wanted]
         assert (closed_v.id in {v.id for v in versions}) == (known_at is not None)
     assert store.expand(SearchFilter(user), [], []) == ([], [], [])
+
+
+def _brute_nearest(unit, memory_of, queries, k, min_score):
+    out = []
+    for query in queries:
+        scores = unit @ query
+        best: dict[str, float] = {}
+        for row in np.flatnonzero(scores >= min_score):
+            memory = memory_of[row]
+            if memory is not None:
+                best[memory] = max(best.get(memory, -1.0), float(scores[row]))
+        out.append(sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k])
+    return out
+
+
+def test_the_bound_finds_exactly_what_a_full_scan_finds():
+    # Clustered vectors, as chat messages on few topics are: neighbours above the threshold
+    # exist, and most rows are far below it, so the bound prunes (and must prune nothing real).
+    rng = np.random.default_rng(5)
+    centres = rng.standard_normal((300, DIM)).astype(np.float32)
+    n = PRUNE_ROWS + 1500
+    rows = centres[rng.integers(0, 300, n)] + 0.6 * rng.standard_normal((n, DIM)).astype(np.float32)
+    cache = UserVectors(DIM, "epoch", 1)
+    cache.apply([(f"v{i}", f"m{i // 3}", True, rows[i]) for i in range(n - 500)])
+    queries = centres[rng.integers(0, 300, 40)] + 0.6 * rng.standard_normal((40, DIM)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    assert BOUND_QUERIES >= 2
+    cache.nearest(queries[:1], 3, 0.75)  # fits the bound's directions
+    assert cache.basis is not None
+    # Rows added after the fit get their bound coordinates; closed ones leave.
+    cache.apply([(f"v{i}", f"m{i // 3}", True, rows[i]) for i in range(n - 500, n)])
+    cache.apply([(f"v{i}", f"m{i // 3}", False, None) for i in range(0, n, 7)])
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    memory_of = [None if i % 7 == 0 else f"m{i // 3}" for i in range(n)]
+    for threshold in (0.75, 0.5):
+        # The bound serves a remember of up to BOUND_QUERIES messages; a batch scores all rows.
+        found = [row for i in range(0, 40, 2) for row in cache.nearest(queries[i:i + 2], 3, threshold)]
+        assert [[m for m, _ in row] for row in found] == [
+            [m for m, _ in row] for row in cache.nearest(queries, 3, threshold)]
+        wanted = _brute_nearest(unit, memory_of, queries, 3, threshold)
+        assert sum(len(w) for w in wanted) > 40  # the data does have neighbours to find
+        for got, want in zip(found, wanted, strict=True):
+            assert [m for m, _ in got] == [m for m, _ in want]
+            assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)

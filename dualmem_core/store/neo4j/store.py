@@ -138,7 +138,9 @@ class Neo4jStore(Store):
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Reads in this block share one read transaction: one round trip each. Access counts
-        recorded just before the block may not show in the memories read inside it."""
+        recorded just before the block may not show in the memories read inside it. (Auto-commit
+        reads on one session save BEGIN and ROLLBACK, but a recall at 100k measured 2-5 ms
+        slower at the median that way, alternating both in one process.)"""
         if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
             yield
             return
@@ -618,17 +620,16 @@ class Neo4jStore(Store):
                           R.to_episode, ids=ids, user=user_id)
 
     def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
-        # One round trip instead of the edges, then their episodes.
+        # One round trip instead of the edges, then their episodes; and a row per memory, its
+        # sources collected in order: a fact told hundreds of times came back as hundreds of
+        # records, each decoded in Python.
         def work(tx: neo4j.ManagedTransaction) -> dict[str, list[str]]:
-            found: dict[str, list[str]] = defaultdict(list)
-            for r in tx.run(
+            return {r["m"]: r["sources"] for r in tx.run(
                 "MATCH (m:Memory)-[r:FROM]->(e:Episode) WHERE m.id IN $ids AND r.user_id = $user "
                 f"AND r.tx_to = {FAR} AND e.user_id = $user "
                 "WITH m.id AS m, CASE WHEN e.source_id IS NULL OR e.source_id = '' THEN e.id "
                 "ELSE e.source_id END AS source, e.observed_at AS at "
-                "RETURN m, source ORDER BY at, source", ids=memory_ids, user=user_id):
-                found[r["m"]].append(r["source"])
-            return dict(found)
+                "ORDER BY at, source RETURN m, collect(source) AS sources", ids=memory_ids, user=user_id)}
 
         return self._run(work, write=False)
 
