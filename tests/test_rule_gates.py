@@ -45,10 +45,8 @@ def test_first_characters_stay_unknown_when_unsure() -> None:
 
 
 def _needs(pattern: str, flags: int = 0) -> tuple[list[str], bool] | None:
-    gated = gates.prefiltered(re.compile(pattern, flags))
-    if not isinstance(gated, gates.Prefiltered):
-        return None
-    return sorted(gated._strings), gated._ci
+    needs = gates.prefiltered(re.compile(pattern, flags)).needs()
+    return None if needs is None else (sorted(needs[0]), needs[1])
 
 
 def test_required_strings_of_simple_patterns() -> None:
