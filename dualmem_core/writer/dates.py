@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from .rules.gates import prefiltered
+from .rules.gates import ascii_twin, plain_ascii, prefiltered
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -272,7 +271,7 @@ _ANNOUNCES = re.compile(r"\b(?:starting|from|as of|beginning|effective)(?:\s+on)
 
 def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
-    if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _DATE_CONTEXT.search(before):
+    if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _date_context(before):
         return None  # "I may 3D print it"
     day = int(re.match(r"\d+", m["day"]).group())  # type: ignore[union-attr]
     year = int(m["year"]) if m["year"] else None
@@ -294,7 +293,7 @@ def _h_month_year(m: re.Match[str], now: datetime, future: bool, before: str) ->
 def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     word = m["mon"].lower().rstrip(".")
     mode = (m["mode"] or "").lower()
-    if not mode and not _DATE_CONTEXT.search(before):
+    if not mode and not _date_context(before):
         return None  # a bare "may"/"march" is usually a verb
     if not mode and word in ("may", "march") and not m["mon"][0].isupper():
         return None
@@ -304,7 +303,7 @@ def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anc
 
 
 def _h_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    if not _DATE_CONTEXT.search(before) and not m["season"]:
+    if not _date_context(before) and not m["season"]:
         return None  # "2000 followers"
     year = int(m["year"])
     if m["season"]:
@@ -445,7 +444,7 @@ _GATES: tuple[tuple[bool, frozenset[str] | None], ...] = (
 )  # fmt: skip
 assert len(_GATES) == len(_ANCHORS)
 _RANKED = [(rank, pattern, handler) for rank, (pattern, handler) in enumerate(_ANCHORS)]
-_DIGIT_ONLY = [_RANKED[r] for r, (digit, words) in enumerate(_GATES) if digit and words is None]
+_DIGIT_RANKS = [r for r, (digit, words) in enumerate(_GATES) if digit and words is None]
 _OPENS: dict[str, list[int]] = {}  # word -> ranks of the anchors it may open
 for _rank, (_, _words) in enumerate(_GATES):
     for _word in _words or ():
@@ -471,7 +470,7 @@ _UNTIL = {"up until", "until", "till", "'til", "til", "up to", "through", "befor
 
 def looks_future(text: str) -> bool:
     """True when the text speaks of the future ("will", "going to", "next", "planning to")."""
-    return bool(_FUTURE_WORDS.search(text))
+    return bool((_FUTURE_WORDS_ASCII if plain_ascii(text) else _FUTURE_WORDS).search(text))
 
 
 _Gated = tuple[int, re.Pattern[str], _Handler]
@@ -481,14 +480,15 @@ def _anchors_for(text: str) -> list[_Gated]:
     """(rank, pattern, handler) of the anchors that could match ``text``, by ``_GATES``."""
     if not text.isascii():
         return _RANKED
+    ranked = _RANKED_ASCII if plain_ascii(text) else _RANKED
     words = _GATE_WORDS.intersection(_LETTERS.findall(text.lower()))
     digit = _DIGIT.search(text) is not None
     if not words:
-        return _DIGIT_ONLY if digit else []
+        return [ranked[r] for r in _DIGIT_RANKS] if digit else []
     ranks = {r for w in words for r in _OPENS[w] if digit or not _GATES[r][0]}
     if digit:
-        ranks.update(r for r, _, _ in _DIGIT_ONLY)
-    return [_RANKED[r] for r in sorted(ranks)]
+        ranks.update(_DIGIT_RANKS)
+    return [ranked[r] for r in sorted(ranks)]
 
 
 def _candidates(text: str, now: datetime, future: bool,
@@ -511,18 +511,22 @@ def _candidates(text: str, now: datetime, future: bool,
 _READING: ContextVar[dict | None] = ContextVar("dualmem_dates_reading", default=None)
 
 
-@contextmanager
-def reading() -> Iterator[None]:
+class reading:  # noqa: N801 - used as ``with dates.reading():``, like the function it was
     """Within the block, a repeated ``find_time_expressions`` call is answered from a memo.
 
     The rule extractor reads one message clause by clause and often searches the same words more
     than once; the memo lives only as long as the block (one message), so nothing said outlives it.
+    A plain class rather than ``@contextmanager``: it is entered once per message, and the
+    generator machinery cost more than the memo it sets up.
     """
-    token = _READING.set({})
-    try:
-        yield
-    finally:
-        _READING.reset(token)
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _READING.set({})
+
+    def __exit__(self, *exc: object) -> None:
+        _READING.reset(self._token)
 
 
 def find_time_expressions(
@@ -536,6 +540,13 @@ def find_time_expressions(
     memo = _READING.get()
     if memo is None:
         return _find(text, now, prefer_future)
+    # Most texts name no time: the anchors that could match (keyed by the bare string) answer that
+    # before a key with the datetime in it is even hashed.
+    gated = memo.get(text)
+    if gated is None:
+        gated = memo[text] = _anchors_for(text)
+    if not gated:
+        return []
     key = (text, now, prefer_future)
     found = memo.get(key)
     if found is None:
@@ -581,6 +592,8 @@ def _find_within_the_calendar(
     if not gated:
         return []  # no pattern could match, so neither can a year range (it needs a digit)
     future = looks_future(text) if prefer_future is None else prefer_future
+    # The prefix scans below may use their ASCII twin (``gates.ascii_twin``).
+    prefix_scan = _PREFIX_ASCII if plain_ascii(text) else _PREFIX
     out: list[TimeExpression] = []
     taken: list[tuple[int, int]] = []
     for m in _YEAR_RANGE.finditer(text):
@@ -609,7 +622,7 @@ def _find_within_the_calendar(
     while index < len(anchors):
         start, end, anchor = anchors[index]
         window = max(0, start - _LOOKBEHIND)
-        prefix = _PREFIX.search(text[window:start]) if anchor.kind == "point" else None
+        prefix = prefix_scan.search(text[window:start]) if anchor.kind == "point" else None
         word = re.sub(r"\s+", " ", prefix["word"].lower()) if prefix else ""
         span_start = window + prefix.start() if prefix else start
         following = anchors[index + 1] if index + 1 < len(anchors) else None
@@ -693,3 +706,19 @@ def resolve_relative(
 
 # Speed: a year range needs a dash between its years; most texts have none, so test for one first.
 _YEAR_RANGE = prefiltered(_YEAR_RANGE)
+
+
+# Speed: the anchors and the scans around them are case-insensitive, and case-insensitive Unicode
+# matching costs most of their time; on a plain ASCII text (nearly every message) their ASCII twins
+# find exactly the same matches (``gates.ascii_twin`` says why, and gives no twin when unsure).
+def _twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return ascii_twin(pattern) or pattern
+
+
+_RANKED_ASCII = [(rank, _twin(pattern), handler) for rank, pattern, handler in _RANKED]
+_PREFIX_ASCII, _FUTURE_WORDS_ASCII, _DATE_CONTEXT_ASCII = map(_twin, (_PREFIX, _FUTURE_WORDS, _DATE_CONTEXT))
+
+
+def _date_context(before: str) -> bool:
+    """Whether the words right before a bare month or year show it is a date ("in May", not "I may")."""
+    return (_DATE_CONTEXT_ASCII if plain_ascii(before) else _DATE_CONTEXT).search(before) is not None

@@ -293,8 +293,10 @@ class RuleExtractor:
         plain = Subject(speaker, "speaker", 0)
         for draft in relation_mentions(text, speaker, referent):
             drafts.append((draft, plain, Aspect()))
-        for draft in possessive_drafts(text, speaker, referent, state.now, state.last_pet, state.antecedent):
-            drafts.append((draft, plain, Aspect(past=bool(re.search(r"\b(?:was|were)\b", text)))))
+        possessives = possessive_drafts(text, speaker, referent, state.now, state.last_pet, state.antecedent)
+        if possessives:  # "my favourite band was Oasis": the clause's tense, tested once for all drafts
+            said_past = _WAS_WERE.search(text) is not None
+            drafts += [(draft, plain, Aspect(past=said_past)) for draft in possessives]
         for draft in speaker_drafts(text, speaker, clause.intro):
             drafts.append((draft, plain, Aspect()))
         for draft, _, _ in drafts:
@@ -505,6 +507,7 @@ _WORK_TALK = re.compile(
     re.I,
 )
 _COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
+_WAS_WERE = re.compile(r"\b(?:was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(
@@ -588,8 +591,9 @@ def _skip_leading_time(text: str, now: datetime) -> str:
     text = _BACK_WHEN.sub("", text)  # "Back in uni I was a barista": a past time without a date
     for _ in range(2):
         found = dates.find_time_expressions(text, now)
-        if found and found[0].start == 0:
-            text = text[found[0].end :].lstrip(" ,")
+        if not found or found[0].start != 0:
+            break  # the text is unchanged, so a second look would find the same
+        text = text[found[0].end :].lstrip(" ,")
     return text
 
 
