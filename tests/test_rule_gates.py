@@ -153,3 +153,17 @@ def test_ascii_twins_find_what_their_patterns_find(phrases: list[str]) -> None:
             assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == [
                 (m.span(), m.groups()) for m in twin.finditer(text)
             ], f"{pattern.pattern[:60]!r} on {text!r}"
+
+
+def test_every_auxiliary_pattern_is_let_through_when_it_matches(phrases: list[str]) -> None:
+    from dualmem_core.writer.rules import clauses
+
+    patterns = (clauses._USED_TO, clauses._NO_LONGER, clauses._DO_NOT, clauses._DO_EMPHATIC, clauses._NOT,
+                clauses._WILL, clauses._GOING_TO, clauses._WOULD_LOVE_TO, clauses._MODAL, clauses._HAVE_TO,
+                clauses._CAN, clauses._HAVE, clauses._BE_ING, clauses._HEDGE, clauses._INTENT)
+    assert len(patterns) == len(clauses._AUX_STARTS)
+    for i, pattern in enumerate(patterns):
+        assert clauses._AUX_STARTS[i] == gates.first_chars(pattern)
+        for text in phrases:
+            if pattern.match(text) is not None:
+                assert clauses._aux_gates(text[:1])[i], f"aux pattern {i} matches {text!r}, its gate refused"

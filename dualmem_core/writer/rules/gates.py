@@ -282,14 +282,15 @@ class Prefiltered:
     ``sub`` and ``split``; other attributes (``pattern``, ``flags``) come from the pattern itself.
     """
 
-    __slots__ = ("_pattern", "_strings", "_ci", "_one")
+    __slots__ = ("_pattern", "_strings", "_ci", "_plain")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self._pattern = pattern
         self._strings: tuple[str, ...] | None = None  # None: not read yet; (): nothing to test
         self._ci = False
-        # The common case, one case-sensitive string, is tested inline: a method call costs more.
-        self._one: str | None = None
+        # The common case, case-sensitive strings, is tested inline in each method (a call to
+        # ``possible`` costs more than the tests); None sends the text through ``possible``.
+        self._plain: tuple[str, ...] | None = None
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._pattern, name)
@@ -311,7 +312,7 @@ class Prefiltered:
             return
         self._strings = tuple(sorted(_minimal(set(best[0])), key=lambda s: (len(s), s)))
         self._ci = best[1]
-        self._one = self._strings[0] if len(self._strings) == 1 and not self._ci else None
+        self._plain = None if self._ci else self._strings
 
     def possible(self, text: str) -> bool:
         strings = self._strings
@@ -330,28 +331,40 @@ class Prefiltered:
         return False
 
     def search(self, string: str, *args: int) -> re.Match[str] | None:
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.search(string, *args)
             return None
-        return self._pattern.search(string, *args)
+        return self._pattern.search(string, *args) if self.possible(string) else None
 
     def match(self, string: str, *args: int) -> re.Match[str] | None:
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.match(string, *args)
             return None
-        return self._pattern.match(string, *args)
+        return self._pattern.match(string, *args) if self.possible(string) else None
 
     def finditer(self, string: str, *args: int):  # noqa: ANN201
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.finditer(string, *args)
             return iter(())
-        return self._pattern.finditer(string, *args)
+        return self._pattern.finditer(string, *args) if self.possible(string) else iter(())
 
     def sub(self, repl, string: str, count: int = 0) -> str:  # noqa: ANN001
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.sub(repl, string, count)
             return string
-        return self._pattern.sub(repl, string, count)
+        return self._pattern.sub(repl, string, count) if self.possible(string) else string
 
     def fullmatch(self, string: str, *args: int) -> re.Match[str] | None:
         return self._pattern.fullmatch(string, *args) if self.possible(string) else None
