@@ -130,17 +130,21 @@ def _shift(now: datetime, unit: str, count: int) -> datetime:
 
 
 def _period_end(start: datetime, granularity: str) -> datetime | None:
-    steps = {
-        "day": lambda d: d + timedelta(days=1),
-        "week": lambda d: d + timedelta(weeks=1),
-        "weekend": lambda d: d + timedelta(days=2),
-        "month": lambda d: add_months(d, 1),
-        "season": lambda d: add_months(d, 3),
-        "year": lambda d: add_years(d, 1),
-        "decade": lambda d: add_years(d, 10),
-    }
-    step = steps.get(granularity)
+    step = _PERIOD_STEPS.get(granularity)
     return step(start) if step else None
+
+
+# Built once: ``_period_end`` runs for every dated point, and a fresh table per call cost more than the step.
+_PERIOD_STEPS: dict[str, Callable[[datetime], datetime]] = {
+    "day": lambda d: d + timedelta(days=1),
+    "week": lambda d: d + timedelta(weeks=1),
+    "weekend": lambda d: d + timedelta(days=2),
+    "month": lambda d: add_months(d, 1),
+    "season": lambda d: add_months(d, 3),
+    "year": lambda d: add_years(d, 1),
+    "decade": lambda d: add_years(d, 10),
+}
+_SPACE_RUN = re.compile(r"\s+")
 
 
 def parse_count(word: str) -> tuple[int | None, float]:
@@ -209,9 +213,17 @@ def _day_anchor(month: int, day: int, year: int | None, now: datetime, future: b
 
 def _season_anchor(season: str, now: datetime, mode: str, future: bool) -> datetime:
     month = _SEASONS[season]
-    starts = [datetime(y, m, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2) for m in (3, 6, 9, 12)]
-    current = max(s for s in starts if s <= now)
-    mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]
+    mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]  # checks the years
+    # The latest season start (1 Mar/Jun/Sep/Dec) not after ``now``: walking down from the top finds the
+    # one the full list's max() would, after a few candidates instead of sixteen.
+    current = next((
+        s
+        for y in range(now.year + 1, now.year - 3, -1)
+        for m in (12, 9, 6, 3)
+        if (s := datetime(y, m, 1, tzinfo=UTC)) <= now
+    ), None)
+    if current is None:
+        raise ValueError("no season start before now")  # as max() of nothing would: no date to give
     if mode == "last":
         return max(s for s in mine if s < current)
     if mode == "next":
@@ -316,23 +328,23 @@ def _h_named_day(m: re.Match[str], now: datetime, future: bool, before: str) -> 
     offsets = {"yesterday": -1, "last night": -1, "the day before yesterday": -2, "today": 0, "tonight": 0,
                "this morning": 0, "this afternoon": 0, "this evening": 0, "tomorrow": 1,
                "the day after tomorrow": 2}  # fmt: skip
-    offset = offsets[re.sub(r"\s+", " ", m[0].lower())]
+    offset = offsets[_SPACE_RUN.sub(" ", m[0].lower())]
     return _Anchor(day_start(now) + timedelta(days=offset), "day", (offset > 0) - (offset < 0), 0.95)
 
 
 def _h_relative_period(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    return _relative_period(re.sub(r"\s+", " ", m["word"].lower()), m["unit"].lower(), now)
+    return _relative_period(_SPACE_RUN.sub(" ", m["word"].lower()), m["unit"].lower(), now)
 
 
 def _h_season(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    mode = re.sub(r"\s+", " ", (m["mode"] or "").lower())
+    mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
     value = _season_anchor(m["season"].lower(), now, mode, future)
     return _Anchor(value, "season", {"last": -1, "next": 1}.get(mode, 0), 0.8)
 
 
 def _h_weekday(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    mode = re.sub(r"\s+", " ", (m["mode"] or "").lower())
+    mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
     value = _weekday_anchor(WEEKDAYS[m["wd"].lower()], now, mode, future)
     return _Anchor(value, "day", {"last": -1, "next": 1}.get(mode, 0), 0.85)
@@ -623,7 +635,7 @@ def _find_within_the_calendar(
         start, end, anchor = anchors[index]
         window = max(0, start - _LOOKBEHIND)
         prefix = prefix_scan.search(text[window:start]) if anchor.kind == "point" else None
-        word = re.sub(r"\s+", " ", prefix["word"].lower()) if prefix else ""
+        word = _SPACE_RUN.sub(" ", prefix["word"].lower()) if prefix else ""
         span_start = window + prefix.start() if prefix else start
         following = anchors[index + 1] if index + 1 < len(anchors) else None
         if (
