@@ -167,3 +167,18 @@ def test_every_auxiliary_pattern_is_let_through_when_it_matches(phrases: list[st
         for text in phrases:
             if pattern.match(text) is not None:
                 assert clauses._aux_gates(text[:1])[i], f"aux pattern {i} matches {text!r}, its gate refused"
+
+
+def test_every_verb_rule_needs_a_string_its_matches_hold(phrases: list[str]) -> None:
+    from dualmem_core.writer.rules import patterns
+
+    gated = 0
+    for index, rule in enumerate(VERB_RULES):
+        needs = patterns.rule_needs(index)
+        if needs is None:
+            continue
+        gated += 1
+        for text in phrases:
+            if rule.pattern.match(text) is not None:
+                assert any(s in text for s in needs), f"{rule.name} matches {text!r} without any of {needs}"
+    assert gated >= len(VERB_RULES) // 2
