@@ -182,3 +182,15 @@ def test_every_verb_rule_needs_a_string_its_matches_hold(phrases: list[str]) -> 
             if rule.pattern.match(text) is not None:
                 assert any(s in text for s in needs), f"{rule.name} matches {text!r} without any of {needs}"
     assert gated >= len(VERB_RULES) // 2
+
+
+def test_every_gated_pattern_matches_at_the_start_like_its_pattern(phrases: list[str]) -> None:
+    gated = _gated_patterns()
+    assert sum(wrapper.needs() is None for _, _, wrapper in gated) < len(gated)
+    for name, pattern, wrapper in gated:
+        for text in phrases:
+            if pattern.match(text) is not None:
+                found = wrapper.match(text)
+                assert found is not None and found.span() == pattern.match(text).span(), (
+                    f"{name} matches the start of {text!r} but its gate refused it"
+                )

@@ -282,12 +282,13 @@ class Prefiltered:
     ``sub`` and ``split``; other attributes (``pattern``, ``flags``) come from the pattern itself.
     """
 
-    __slots__ = ("_pattern", "_strings", "_ci", "_plain")
+    __slots__ = ("_pattern", "_strings", "_ci", "_plain", "_starts")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self._pattern = pattern
         self._strings: tuple[str, ...] | None = None  # None: not read yet; (): nothing to test
         self._ci = False
+        self._starts: _Chars = None  # what a match can start with (``first_chars``), for ``match``
         # The common case, case-sensitive strings, is tested inline in each method (a call to
         # ``possible`` costs more than the tests); None sends the text through ``possible``.
         self._plain: tuple[str, ...] | None = None
@@ -305,14 +306,17 @@ class Prefiltered:
         return (self._strings, self._ci) if self._strings else None
 
     def _read(self) -> None:
+        # Another thread may read the gate meanwhile: ``_strings`` says it is ready, so it is set last.
         factors = [f for f in required_factors(self._pattern) if len(f[0]) <= 16]
         best = _best(factors)
+        self._starts = first_chars(self._pattern)
         if best is None:
             self._strings = ()
             return
-        self._strings = tuple(sorted(_minimal(set(best[0])), key=lambda s: (len(s), s)))
+        strings = tuple(sorted(_minimal(set(best[0])), key=lambda s: (len(s), s)))
         self._ci = best[1]
-        self._plain = None if self._ci else self._strings
+        self._plain = None if self._ci else strings
+        self._strings = strings
 
     def possible(self, text: str) -> bool:
         strings = self._strings
@@ -340,6 +344,9 @@ class Prefiltered:
         return self._pattern.search(string, *args) if self.possible(string) else None
 
     def match(self, string: str, *args: int) -> re.Match[str] | None:
+        starts = self._starts  # a match at the start begins with one of these (without a position argument)
+        if starts is not None and not args and not admits(starts, string):
+            return None
         plain = self._plain
         if plain is not None:
             for s in plain:
