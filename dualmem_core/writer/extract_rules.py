@@ -588,7 +588,8 @@ _BACK_WHEN = re.compile(
 
 def _skip_leading_time(text: str, now: datetime) -> str:
     """'Last summer, I went to Iceland' -> 'I went to Iceland' (the date still resolves from the clause)."""
-    text = _BACK_WHEN.sub("", text)  # "Back in uni I was a barista": a past time without a date
+    if m := _BACK_WHEN.match(text):  # "Back in uni I was a barista": a past time without a date
+        text = text[m.end() :]  # anchored and never empty: what .sub("") would cut
     for _ in range(2):
         found = dates.find_time_expressions(text, now)
         if not found or found[0].start != 0:
@@ -652,6 +653,7 @@ _WORK_TALK, _MOTION, _AGE_ASIDE, _BE_IN_PLACE, _RELATIVE_CLAUSE, _MOVE_TALK = ma
 
 # Speed: anchored tests tried on most clauses; ``Prefiltered.match`` refuses a text whose first character
 # none of their matches can start with before running the regex.
-_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED = map(
-    prefiltered, (_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED)
+_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED, _BACK_WHEN = map(
+    prefiltered,
+    (_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED, _BACK_WHEN),
 )

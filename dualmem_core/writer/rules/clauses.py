@@ -302,7 +302,8 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
     text = vp.strip()
     for _ in range(12):  # "I have just been thinking about ..." stacks a few
         before = text
-        text = _LEADING_ADVERB.sub("", text)
+        if m := _LEADING_ADVERB.match(text):  # anchored and never empty: what .sub("") would cut
+            text = text[m.end() :]
         text = text[_aux_step(text, aspect) :]
         if m := _BE_NOT.match(text):
             aspect.negated = True  # "am not a fan of": keep the copula the rules need
@@ -338,6 +339,10 @@ def is_past_form(verb: str) -> bool:
 
 # Speed: ``prefiltered`` tests for a word each pattern needs ("and", "going to") before running it.
 _COMPOUND, _GOING_TO = map(prefiltered, (_COMPOUND, _GOING_TO))
+# ... and each step of ``parse_aspect`` tries these on the phrase start (first characters, "not", "any").
+_LEADING_ADVERB, _BE_NOT, _BE_NO_LONGER, _COPULA_ADVERBS, _ANY_MORE = map(
+    prefiltered, (_LEADING_ADVERB, _BE_NOT, _BE_NO_LONGER, _COPULA_ADVERBS, _ANY_MORE)
+)
 # In ``_aux_step``'s order; a text's first character picks the ones worth running.
 _AUX_STARTS = tuple(
     first_chars(p)
