@@ -395,7 +395,8 @@ class RuleExtractor:
     def _verb_drafts(
         self, rest: str, subject: Subject, clause: _Clause, state: _MessageState, continuing: bool = False
     ) -> list[tuple[Draft, Aspect]]:
-        rest = _LEADING_BLANKS.sub("", rest)
+        if rest[:1].isspace() or rest[:1] == ",":  # what ^[\s,]+ needs (\s is str.isspace)
+            rest = _LEADING_BLANKS.sub("", rest)
         if subject.end == 0 and rest[:1].isupper():  # a dropped subject: "Started a new job at Figma"
             rest = rest[0].lower() + rest[1:]
         aspect, vp = parse_aspect(rest)
@@ -602,11 +603,17 @@ def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
     out = vp
     for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
         out = out[: expr.start] + out[expr.end :]
-    return _DANGLING.sub("", _SPACES.sub(" ", out).strip(" ,"))
+    if _ODD_BLANKS.search(out):  # else every blank run is one space already and the rewrite is a no-op
+        out = _SPACES.sub(" ", out)
+    out = out.strip(" ,")
+    # A dangling word ends the phrase (``$`` could also sit before a final newline, but none is left).
+    return _DANGLING.sub("", out) if out.endswith(_DANGLING_WORDS) else out
 
 
 # What a cut time expression leaves behind: "swimming every Sunday" -> "swimming every".
 _DANGLING = re.compile(r"\s+(?:every|each|on|this|last|next|most|since|until|in)$")
+_DANGLING_WORDS = ("every", "each", "on", "this", "last", "next", "most", "since", "until", "in")
+_ODD_BLANKS = re.compile(r"[^\S ]|  ")  # a blank other than a space, or two in a row
 
 
 def _free_time_hobbies(core: str) -> list[Draft]:
