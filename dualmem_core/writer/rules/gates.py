@@ -345,8 +345,12 @@ class Prefiltered:
 
     def match(self, string: str, *args: int) -> re.Match[str] | None:
         starts = self._starts  # a match at the start begins with one of these (without a position argument)
-        if starts is not None and not args and not admits(starts, string):
-            return None
+        if starts is not None and not args:  # ``admits``, inline: a function call costs what the test saves
+            if not string:
+                return None
+            first = string[0]
+            if first not in starts and first.isascii():
+                return None
         plain = self._plain
         if plain is not None:
             for s in plain:
