@@ -657,10 +657,3 @@ def _event(core: str, subject: Subject, speaker: str) -> Draft | None:
 _WORK_TALK, _MOTION, _AGE_ASIDE, _BE_IN_PLACE, _RELATIVE_CLAUSE, _MOVE_TALK = map(
     prefiltered, (_WORK_TALK, _MOTION, _AGE_ASIDE, _BE_IN_PLACE, _RELATIVE_CLAUSE, _MOVE_TALK)
 )
-
-# Speed: anchored tests tried on most clauses; ``Prefiltered.match`` refuses a text whose first character
-# none of their matches can start with before running the regex.
-_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED, _BACK_WHEN = map(
-    prefiltered,
-    (_FREE_TIME, _GERUND_START, _NAME_IS, _CONJUNCT, _NOW_IN, _STILL_NOW, _PET_CALLED, _BACK_WHEN),
-)

@@ -350,9 +350,3 @@ _AUX_STARTS = tuple(
               _HAVE_TO, _CAN, _HAVE, _BE_ING, _HEDGE, _INTENT)
 )  # fmt: skip
 _AUX_GATES: dict[str, tuple[bool, ...]] = {}
-
-# Speed: the subject patterns run in turn on every clause, and ``Prefiltered.match`` also refuses a
-# clause whose first character none of a pattern's matches can start with (``gates.first_chars``).
-_DROPPED, _COMPOUND_ME, _RELATIVE, _PET_SUBJECT, _NAMED, _PRONOUN = map(
-    prefiltered, (_DROPPED, _COMPOUND_ME, _RELATIVE, _PET_SUBJECT, _NAMED, _PRONOUN)
-)

@@ -673,11 +673,3 @@ _TO_SELL = re.compile(
     _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _MY_TEAM, _MY_THING, _FAVOURITE_REVERSED,
     _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
 ))  # fmt: skip
-
-# Speed: anchored statements tried on every clause; ``Prefiltered.match`` refuses a clause whose first
-# character none of their matches can start with before running the regex.
-(
-    _CALL_ME, _KNOWN_AS, _HERE, _HOME_IS, _FIRST_STINT, _LANGUAGE_REVERSED, _PLACE_IS_WHERE, _PRONOUN_IS_REL,
-) = map(prefiltered, (
-    _CALL_ME, _KNOWN_AS, _HERE, _HOME_IS, _FIRST_STINT, _LANGUAGE_REVERSED, _PLACE_IS_WHERE, _PRONOUN_IS_REL,
-))  # fmt: skip

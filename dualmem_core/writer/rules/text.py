@@ -457,13 +457,3 @@ CONDITIONAL_SENTENCE = re.compile(
 _COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE = map(
     prefiltered, (_COPULA, _EMOTICON, _LABEL, _COMMA, _COMMA_VERB, CONDITIONAL_SENTENCE)
 )
-
-# Speed: clause openers and sentence tests run on every clause; most cannot start with its first
-# character, which ``Prefiltered.match`` tests before the regex (``gates.first_chars``).
-(
-    _GREETING, _MARKERS, _REPORTING, _HEDGED, _QUESTION_START, _NON_STATEMENT, IRREALIS, TEMPORAL,
-    COMPLEMENT_START, _BARE_JOB, _NAME_VERB_START, _COMPOUND_START, VERB_START, _ONWARD,
-) = map(prefiltered, (
-    _GREETING, _MARKERS, _REPORTING, _HEDGED, _QUESTION_START, _NON_STATEMENT, IRREALIS, TEMPORAL,
-    COMPLEMENT_START, _BARE_JOB, _NAME_VERB_START, _COMPOUND_START, VERB_START, _ONWARD,
-))  # fmt: skip
