@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -205,3 +205,33 @@ def test_an_announced_start_is_the_coming_day_unless_it_is_far_off() -> None:
 def test_dates_past_the_ends_of_the_calendar_are_no_dates() -> None:
     assert dates.find_time_expressions("tomorrow", datetime(9999, 12, 30, 23, tzinfo=UTC)) == []
     assert dates.find_time_expressions("last week", datetime(1, 1, 1, 1, tzinfo=UTC)) == []
+
+
+def _season_anchor_by_list(season: str, now: datetime, mode: str, future: bool) -> datetime:
+    """The first written form of ``dates._season_anchor`` (every season start listed), kept as the
+    reference its faster form must agree with."""
+    month = dates._SEASONS[season]
+    starts = [datetime(y, m, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2) for m in (3, 6, 9, 12)]
+    current = max(s for s in starts if s <= now)
+    mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]
+    if mode == "last":
+        return max(s for s in mine if s < current)
+    if mode == "next":
+        return min(s for s in mine if s > now)
+    if mode == "this":
+        return min(mine, key=lambda s: abs((s - now).total_seconds()))
+    if future:
+        return min(s for s in mine if s >= current)
+    return max(s for s in mine if s <= now)
+
+
+def test_season_anchor_agrees_with_the_listed_form() -> None:
+    nows = [datetime(2023, 12, 31, 23, 30, tzinfo=UTC) + timedelta(hours=7 * i) for i in range(1500)]
+    nows += [datetime(2024, 3, 1, 0, 30, tzinfo=timezone(timedelta(hours=2)))]  # still February in UTC
+    for now in nows:
+        for season in dates._SEASONS:
+            for mode in ("last", "next", "this", ""):
+                for future in (False, True):
+                    assert dates._season_anchor(season, now, mode, future) == _season_anchor_by_list(
+                        season, now, mode, future
+                    ), (season, now, mode, future)

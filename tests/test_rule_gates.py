@@ -17,6 +17,7 @@ import pytest
 
 from benchmarks import extraction_corpus, extraction_fingerprint
 from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.writer import dates
 from dualmem_core.writer import rules as rules_package
 from dualmem_core.writer.rules import gates
 from dualmem_core.writer.rules.patterns import VERB_RULES
@@ -45,10 +46,8 @@ def test_first_characters_stay_unknown_when_unsure() -> None:
 
 
 def _needs(pattern: str, flags: int = 0) -> tuple[list[str], bool] | None:
-    gated = gates.prefiltered(re.compile(pattern, flags))
-    if not isinstance(gated, gates.Prefiltered):
-        return None
-    return sorted(gated._strings), gated._ci
+    needs = gates.prefiltered(re.compile(pattern, flags)).needs()
+    return None if needs is None else (sorted(needs[0]), needs[1])
 
 
 def test_required_strings_of_simple_patterns() -> None:
@@ -129,3 +128,69 @@ def test_every_verb_rule_is_let_through_when_it_matches(phrases: list[str]) -> N
         for text in phrases:
             if rule.pattern.match(text) is not None:
                 assert gates.admits(starts, text), f"{rule.name} matches {text!r} but its gate refused it"
+
+
+def test_ascii_twin_refuses_what_ascii_rules_would_read_differently() -> None:
+    assert gates.ascii_twin(re.compile(r"\bweek\s+ago\b", re.I)) is not None
+    assert gates.ascii_twin(re.compile("\u212aelvin", re.I)) is None  # the Kelvin sign folds to "k"
+    assert gates.ascii_twin(re.compile("[\u00c0-\u017f]+", re.I)) is None  # the range holds the long s
+    assert gates.ascii_twin(re.compile(r"(?u)x")) is None
+    assert gates.plain_ascii("I moved to Lima in 2019")
+    assert not gates.plain_ascii("I moved to Lim\u00e1")
+    assert not gates.plain_ascii("in\x1c2019")  # Unicode \s matches the separator, ASCII \s does not
+    assert re.search(r"in\s2019", "in\x1c2019") and not re.search(r"in\s2019", "in\x1c2019", re.A)
+
+
+def test_ascii_twins_find_what_their_patterns_find(phrases: list[str]) -> None:
+    pairs = [(p, t) for (_, p, _), (_, t, _) in zip(dates._RANKED, dates._RANKED_ASCII, strict=True)]
+    pairs += [(dates._PREFIX, dates._PREFIX_ASCII), (dates._FUTURE_WORDS, dates._FUTURE_WORDS_ASCII),
+              (dates._DATE_CONTEXT, dates._DATE_CONTEXT_ASCII)]
+    assert all(twin is not pattern and twin.flags & re.ASCII for pattern, twin in pairs)
+    texts = [t for t in phrases if gates.plain_ascii(t)]
+    texts += [t[:i] for t in texts[::50] for i in range(1, min(len(t), 30))]  # the prefix scans see text ends
+    for pattern, twin in pairs:
+        for text in texts:
+            assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == [
+                (m.span(), m.groups()) for m in twin.finditer(text)
+            ], f"{pattern.pattern[:60]!r} on {text!r}"
+
+
+def test_every_auxiliary_pattern_is_let_through_when_it_matches(phrases: list[str]) -> None:
+    from dualmem_core.writer.rules import clauses
+
+    patterns = (clauses._USED_TO, clauses._NO_LONGER, clauses._DO_NOT, clauses._DO_EMPHATIC, clauses._NOT,
+                clauses._WILL, clauses._GOING_TO, clauses._WOULD_LOVE_TO, clauses._MODAL, clauses._HAVE_TO,
+                clauses._CAN, clauses._HAVE, clauses._BE_ING, clauses._HEDGE, clauses._INTENT)
+    assert len(patterns) == len(clauses._AUX_STARTS)
+    for i, pattern in enumerate(patterns):
+        assert clauses._AUX_STARTS[i] == gates.first_chars(pattern)
+        for text in phrases:
+            if pattern.match(text) is not None:
+                assert clauses._aux_gates(text[:1])[i], f"aux pattern {i} matches {text!r}, its gate refused"
+
+
+def test_every_verb_rule_needs_a_string_its_matches_hold(phrases: list[str]) -> None:
+    from dualmem_core.writer.rules import patterns
+
+    gated = 0
+    for index, rule in enumerate(VERB_RULES):
+        needs = patterns.rule_needs(index)
+        if needs is None:
+            continue
+        gated += 1
+        for text in phrases:
+            if rule.pattern.match(text) is not None:
+                assert any(s in text for s in needs), f"{rule.name} matches {text!r} without any of {needs}"
+    assert gated >= len(VERB_RULES) // 2
+
+
+def test_every_gated_pattern_matches_at_the_start_like_its_pattern(phrases: list[str]) -> None:
+    gated = _gated_patterns()
+    assert sum(wrapper.needs() is None for _, _, wrapper in gated) < len(gated)
+    for name, pattern, wrapper in gated:
+        for text in phrases:
+            if pattern.match(text) is not None:
+                found = wrapper.match(text)
+                assert found is not None and found.span() == pattern.match(text).span(), (
+                    f"{name} matches the start of {text!r} but its gate refused it"
+                )

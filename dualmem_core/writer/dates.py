@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from .rules.gates import prefiltered
+from .rules.gates import ascii_twin, plain_ascii, prefiltered
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -131,17 +130,21 @@ def _shift(now: datetime, unit: str, count: int) -> datetime:
 
 
 def _period_end(start: datetime, granularity: str) -> datetime | None:
-    steps = {
-        "day": lambda d: d + timedelta(days=1),
-        "week": lambda d: d + timedelta(weeks=1),
-        "weekend": lambda d: d + timedelta(days=2),
-        "month": lambda d: add_months(d, 1),
-        "season": lambda d: add_months(d, 3),
-        "year": lambda d: add_years(d, 1),
-        "decade": lambda d: add_years(d, 10),
-    }
-    step = steps.get(granularity)
+    step = _PERIOD_STEPS.get(granularity)
     return step(start) if step else None
+
+
+# Built once: ``_period_end`` runs for every dated point, and a fresh table per call cost more than the step.
+_PERIOD_STEPS: dict[str, Callable[[datetime], datetime]] = {
+    "day": lambda d: d + timedelta(days=1),
+    "week": lambda d: d + timedelta(weeks=1),
+    "weekend": lambda d: d + timedelta(days=2),
+    "month": lambda d: add_months(d, 1),
+    "season": lambda d: add_months(d, 3),
+    "year": lambda d: add_years(d, 1),
+    "decade": lambda d: add_years(d, 10),
+}
+_SPACE_RUN = re.compile(r"\s+")
 
 
 def parse_count(word: str) -> tuple[int | None, float]:
@@ -210,9 +213,17 @@ def _day_anchor(month: int, day: int, year: int | None, now: datetime, future: b
 
 def _season_anchor(season: str, now: datetime, mode: str, future: bool) -> datetime:
     month = _SEASONS[season]
-    starts = [datetime(y, m, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2) for m in (3, 6, 9, 12)]
-    current = max(s for s in starts if s <= now)
-    mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]
+    mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]  # checks the years
+    # The latest season start (1 Mar/Jun/Sep/Dec) not after ``now``: walking down from the top finds the
+    # one the full list's max() would, after a few candidates instead of sixteen.
+    current = next((
+        s
+        for y in range(now.year + 1, now.year - 3, -1)
+        for m in (12, 9, 6, 3)
+        if (s := datetime(y, m, 1, tzinfo=UTC)) <= now
+    ), None)
+    if current is None:
+        raise ValueError("no season start before now")  # as max() of nothing would: no date to give
     if mode == "last":
         return max(s for s in mine if s < current)
     if mode == "next":
@@ -272,7 +283,7 @@ _ANNOUNCES = re.compile(r"\b(?:starting|from|as of|beginning|effective)(?:\s+on)
 
 def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
-    if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _DATE_CONTEXT.search(before):
+    if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _date_context(before):
         return None  # "I may 3D print it"
     day = int(re.match(r"\d+", m["day"]).group())  # type: ignore[union-attr]
     year = int(m["year"]) if m["year"] else None
@@ -294,7 +305,7 @@ def _h_month_year(m: re.Match[str], now: datetime, future: bool, before: str) ->
 def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
     word = m["mon"].lower().rstrip(".")
     mode = (m["mode"] or "").lower()
-    if not mode and not _DATE_CONTEXT.search(before):
+    if not mode and not _date_context(before):
         return None  # a bare "may"/"march" is usually a verb
     if not mode and word in ("may", "march") and not m["mon"][0].isupper():
         return None
@@ -304,7 +315,7 @@ def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anc
 
 
 def _h_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    if not _DATE_CONTEXT.search(before) and not m["season"]:
+    if not _date_context(before) and not m["season"]:
         return None  # "2000 followers"
     year = int(m["year"])
     if m["season"]:
@@ -317,23 +328,23 @@ def _h_named_day(m: re.Match[str], now: datetime, future: bool, before: str) -> 
     offsets = {"yesterday": -1, "last night": -1, "the day before yesterday": -2, "today": 0, "tonight": 0,
                "this morning": 0, "this afternoon": 0, "this evening": 0, "tomorrow": 1,
                "the day after tomorrow": 2}  # fmt: skip
-    offset = offsets[re.sub(r"\s+", " ", m[0].lower())]
+    offset = offsets[_SPACE_RUN.sub(" ", m[0].lower())]
     return _Anchor(day_start(now) + timedelta(days=offset), "day", (offset > 0) - (offset < 0), 0.95)
 
 
 def _h_relative_period(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    return _relative_period(re.sub(r"\s+", " ", m["word"].lower()), m["unit"].lower(), now)
+    return _relative_period(_SPACE_RUN.sub(" ", m["word"].lower()), m["unit"].lower(), now)
 
 
 def _h_season(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    mode = re.sub(r"\s+", " ", (m["mode"] or "").lower())
+    mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
     value = _season_anchor(m["season"].lower(), now, mode, future)
     return _Anchor(value, "season", {"last": -1, "next": 1}.get(mode, 0), 0.8)
 
 
 def _h_weekday(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
-    mode = re.sub(r"\s+", " ", (m["mode"] or "").lower())
+    mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
     value = _weekday_anchor(WEEKDAYS[m["wd"].lower()], now, mode, future)
     return _Anchor(value, "day", {"last": -1, "next": 1}.get(mode, 0), 0.85)
@@ -445,7 +456,7 @@ _GATES: tuple[tuple[bool, frozenset[str] | None], ...] = (
 )  # fmt: skip
 assert len(_GATES) == len(_ANCHORS)
 _RANKED = [(rank, pattern, handler) for rank, (pattern, handler) in enumerate(_ANCHORS)]
-_DIGIT_ONLY = [_RANKED[r] for r, (digit, words) in enumerate(_GATES) if digit and words is None]
+_DIGIT_RANKS = [r for r, (digit, words) in enumerate(_GATES) if digit and words is None]
 _OPENS: dict[str, list[int]] = {}  # word -> ranks of the anchors it may open
 for _rank, (_, _words) in enumerate(_GATES):
     for _word in _words or ():
@@ -471,7 +482,7 @@ _UNTIL = {"up until", "until", "till", "'til", "til", "up to", "through", "befor
 
 def looks_future(text: str) -> bool:
     """True when the text speaks of the future ("will", "going to", "next", "planning to")."""
-    return bool(_FUTURE_WORDS.search(text))
+    return bool((_FUTURE_WORDS_ASCII if plain_ascii(text) else _FUTURE_WORDS).search(text))
 
 
 _Gated = tuple[int, re.Pattern[str], _Handler]
@@ -481,14 +492,15 @@ def _anchors_for(text: str) -> list[_Gated]:
     """(rank, pattern, handler) of the anchors that could match ``text``, by ``_GATES``."""
     if not text.isascii():
         return _RANKED
+    ranked = _RANKED_ASCII if plain_ascii(text) else _RANKED
     words = _GATE_WORDS.intersection(_LETTERS.findall(text.lower()))
     digit = _DIGIT.search(text) is not None
     if not words:
-        return _DIGIT_ONLY if digit else []
+        return [ranked[r] for r in _DIGIT_RANKS] if digit else []
     ranks = {r for w in words for r in _OPENS[w] if digit or not _GATES[r][0]}
     if digit:
-        ranks.update(r for r, _, _ in _DIGIT_ONLY)
-    return [_RANKED[r] for r in sorted(ranks)]
+        ranks.update(_DIGIT_RANKS)
+    return [ranked[r] for r in sorted(ranks)]
 
 
 def _candidates(text: str, now: datetime, future: bool,
@@ -511,18 +523,22 @@ def _candidates(text: str, now: datetime, future: bool,
 _READING: ContextVar[dict | None] = ContextVar("dualmem_dates_reading", default=None)
 
 
-@contextmanager
-def reading() -> Iterator[None]:
+class reading:  # noqa: N801 - used as ``with dates.reading():``, like the function it was
     """Within the block, a repeated ``find_time_expressions`` call is answered from a memo.
 
     The rule extractor reads one message clause by clause and often searches the same words more
     than once; the memo lives only as long as the block (one message), so nothing said outlives it.
+    A plain class rather than ``@contextmanager``: it is entered once per message, and the
+    generator machinery cost more than the memo it sets up.
     """
-    token = _READING.set({})
-    try:
-        yield
-    finally:
-        _READING.reset(token)
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _READING.set({})
+
+    def __exit__(self, *exc: object) -> None:
+        _READING.reset(self._token)
 
 
 def find_time_expressions(
@@ -536,6 +552,13 @@ def find_time_expressions(
     memo = _READING.get()
     if memo is None:
         return _find(text, now, prefer_future)
+    # Most texts name no time: the anchors that could match (keyed by the bare string) answer that
+    # before a key with the datetime in it is even hashed.
+    gated = memo.get(text)
+    if gated is None:
+        gated = memo[text] = _anchors_for(text)
+    if not gated:
+        return []
     key = (text, now, prefer_future)
     found = memo.get(key)
     if found is None:
@@ -581,6 +604,8 @@ def _find_within_the_calendar(
     if not gated:
         return []  # no pattern could match, so neither can a year range (it needs a digit)
     future = looks_future(text) if prefer_future is None else prefer_future
+    # The prefix scans below may use their ASCII twin (``gates.ascii_twin``).
+    prefix_scan = _PREFIX_ASCII if plain_ascii(text) else _PREFIX
     out: list[TimeExpression] = []
     taken: list[tuple[int, int]] = []
     for m in _YEAR_RANGE.finditer(text):
@@ -609,8 +634,8 @@ def _find_within_the_calendar(
     while index < len(anchors):
         start, end, anchor = anchors[index]
         window = max(0, start - _LOOKBEHIND)
-        prefix = _PREFIX.search(text[window:start]) if anchor.kind == "point" else None
-        word = re.sub(r"\s+", " ", prefix["word"].lower()) if prefix else ""
+        prefix = prefix_scan.search(text[window:start]) if anchor.kind == "point" else None
+        word = _SPACE_RUN.sub(" ", prefix["word"].lower()) if prefix else ""
         span_start = window + prefix.start() if prefix else start
         following = anchors[index + 1] if index + 1 < len(anchors) else None
         if (
@@ -693,3 +718,19 @@ def resolve_relative(
 
 # Speed: a year range needs a dash between its years; most texts have none, so test for one first.
 _YEAR_RANGE = prefiltered(_YEAR_RANGE)
+
+
+# Speed: the anchors and the scans around them are case-insensitive, and case-insensitive Unicode
+# matching costs most of their time; on a plain ASCII text (nearly every message) their ASCII twins
+# find exactly the same matches (``gates.ascii_twin`` says why, and gives no twin when unsure).
+def _twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return ascii_twin(pattern) or pattern
+
+
+_RANKED_ASCII = [(rank, _twin(pattern), handler) for rank, pattern, handler in _RANKED]
+_PREFIX_ASCII, _FUTURE_WORDS_ASCII, _DATE_CONTEXT_ASCII = map(_twin, (_PREFIX, _FUTURE_WORDS, _DATE_CONTEXT))
+
+
+def _date_context(before: str) -> bool:
+    """Whether the words right before a bare month or year show it is a date ("in May", not "I may")."""
+    return (_DATE_CONTEXT_ASCII if plain_ascii(before) else _DATE_CONTEXT).search(before) is not None

@@ -293,8 +293,10 @@ class RuleExtractor:
         plain = Subject(speaker, "speaker", 0)
         for draft in relation_mentions(text, speaker, referent):
             drafts.append((draft, plain, Aspect()))
-        for draft in possessive_drafts(text, speaker, referent, state.now, state.last_pet, state.antecedent):
-            drafts.append((draft, plain, Aspect(past=bool(re.search(r"\b(?:was|were)\b", text)))))
+        possessives = possessive_drafts(text, speaker, referent, state.now, state.last_pet, state.antecedent)
+        if possessives:  # "my favourite band was Oasis": the clause's tense, tested once for all drafts
+            said_past = _WAS_WERE.search(text) is not None
+            drafts += [(draft, plain, Aspect(past=said_past)) for draft in possessives]
         for draft in speaker_drafts(text, speaker, clause.intro):
             drafts.append((draft, plain, Aspect()))
         for draft, _, _ in drafts:
@@ -393,7 +395,8 @@ class RuleExtractor:
     def _verb_drafts(
         self, rest: str, subject: Subject, clause: _Clause, state: _MessageState, continuing: bool = False
     ) -> list[tuple[Draft, Aspect]]:
-        rest = _LEADING_BLANKS.sub("", rest)
+        if rest[:1].isspace() or rest[:1] == ",":  # what ^[\s,]+ needs (\s is str.isspace)
+            rest = _LEADING_BLANKS.sub("", rest)
         if subject.end == 0 and rest[:1].isupper():  # a dropped subject: "Started a new job at Figma"
             rest = rest[0].lower() + rest[1:]
         aspect, vp = parse_aspect(rest)
@@ -505,6 +508,7 @@ _WORK_TALK = re.compile(
     re.I,
 )
 _COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
+_WAS_WERE = re.compile(r"\b(?:was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(
@@ -585,11 +589,13 @@ _BACK_WHEN = re.compile(
 
 def _skip_leading_time(text: str, now: datetime) -> str:
     """'Last summer, I went to Iceland' -> 'I went to Iceland' (the date still resolves from the clause)."""
-    text = _BACK_WHEN.sub("", text)  # "Back in uni I was a barista": a past time without a date
+    if m := _BACK_WHEN.match(text):  # "Back in uni I was a barista": a past time without a date
+        text = text[m.end() :]  # anchored and never empty: what .sub("") would cut
     for _ in range(2):
         found = dates.find_time_expressions(text, now)
-        if found and found[0].start == 0:
-            text = text[found[0].end :].lstrip(" ,")
+        if not found or found[0].start != 0:
+            break  # the text is unchanged, so a second look would find the same
+        text = text[found[0].end :].lstrip(" ,")
     return text
 
 
@@ -597,11 +603,17 @@ def _without_times(vp: str, now: datetime, prefer_future: bool | None) -> str:
     out = vp
     for expr in sorted(dates.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
         out = out[: expr.start] + out[expr.end :]
-    return _DANGLING.sub("", _SPACES.sub(" ", out).strip(" ,"))
+    if _ODD_BLANKS.search(out):  # else every blank run is one space already and the rewrite is a no-op
+        out = _SPACES.sub(" ", out)
+    out = out.strip(" ,")
+    # A dangling word ends the phrase (``$`` could also sit before a final newline, but none is left).
+    return _DANGLING.sub("", out) if out.endswith(_DANGLING_WORDS) else out
 
 
 # What a cut time expression leaves behind: "swimming every Sunday" -> "swimming every".
 _DANGLING = re.compile(r"\s+(?:every|each|on|this|last|next|most|since|until|in)$")
+_DANGLING_WORDS = ("every", "each", "on", "this", "last", "next", "most", "since", "until", "in")
+_ODD_BLANKS = re.compile(r"[^\S ]|  ")  # a blank other than a space, or two in a row
 
 
 def _free_time_hobbies(core: str) -> list[Draft]:

@@ -150,10 +150,13 @@ def _with_co_subject(fact: Fact, subject: Subject) -> Fact:
     return fact
 
 
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*")
+
+
 def proper_entities(text: str) -> list[tuple[str, str]]:
     """Known places named in free text ("a trip to Peru" -> Peru)."""
     out = []
-    for m in re.finditer(r"\b[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*", text):
+    for m in _CAPITALISED_RUN.finditer(text):
         if is_place(m[0]):
             out.append((m[0], "place"))
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .gates import prefiltered
+from .gates import admits, first_chars, prefiltered
 from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
 
 NAME = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-zA-Z'\u00C0-\u017F-]+"  # "Álvaro", "Émile" too
@@ -242,44 +242,58 @@ _COPULA_ADVERBS = re.compile(
 
 def _aux_step(text: str, aspect: Aspect) -> int:
     """Consume one auxiliary at the start of ``text``, recording it in ``aspect``; 0 when none is there."""
-    if m := _USED_TO.match(text):
+    # Speed: each pattern only runs when the text's first character can start it (``_aux_gates``);
+    # a skipped pattern reads as not matching, exactly what it would have answered.
+    ok = _AUX_GATES.get(text[:1]) or _aux_gates(text[:1])
+    if m := _USED_TO.match(text) if ok[0] else None:
         aspect.ended = aspect.past = True
-    elif m := _NO_LONGER.match(text):
+    elif m := _NO_LONGER.match(text) if ok[1] else None:
         aspect.ended = True
-    elif m := _DO_NOT.match(text):
+    elif m := _DO_NOT.match(text) if ok[2] else None:
         aspect.negated = True
         aspect.past = aspect.past or m["aux"].lower() == "did"
-    elif m := _DO_EMPHATIC.match(text):
+    elif m := _DO_EMPHATIC.match(text) if ok[3] else None:
         aspect.past = aspect.past or m["aux"] == "did"
-    elif m := _NOT.match(text):
+    elif m := _NOT.match(text) if ok[4] else None:
         aspect.negated = True
-    elif m := _WILL.match(text):
+    elif m := _WILL.match(text) if ok[5] else None:
         aspect.future = True
-    elif (m := _GOING_TO.match(text)) and not (_NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])):
+    elif (m := _GOING_TO.match(text) if ok[6] else None) and not (
+        _NOT_VERB_AFTER_GOING_TO.match(text[m.end() :])
+    ):
         aspect.future = True
-    elif m := _WOULD_LOVE_TO.match(text):
+    elif m := _WOULD_LOVE_TO.match(text) if ok[7] else None:
         aspect.intent = "want"
-    elif m := _MODAL.match(text):
+    elif m := _MODAL.match(text) if ok[8] else None:
         aspect.modal = True
-    elif m := _HAVE_TO.match(text):
+    elif m := _HAVE_TO.match(text) if ok[9] else None:
         aspect.modal = True
-    elif m := _CAN.match(text):
+    elif m := _CAN.match(text) if ok[10] else None:
         pass  # ability: "I can speak French" states a fact
-    elif (m := _HAVE.match(text)) and _PARTICIPLE.match(_ADVERBS_NOT.sub("", text[m.end() :])):
+    elif (m := _HAVE.match(text) if ok[11] else None) and _PARTICIPLE.match(
+        _ADVERBS_NOT.sub("", text[m.end() :])
+    ):
         if m["aux"].lower() == "had":
             aspect.past = True
         else:
             aspect.perfect = True
-    elif m := _BE_ING.match(text):
+    elif m := _BE_ING.match(text) if ok[12] else None:
         aspect.progressive = True
         aspect.perfect = aspect.perfect or m["aux"].lower() == "been"  # "been climbing a lot": no "have"
         aspect.past = aspect.past or m["aux"].lower() in ("was", "were")
-    elif m := _HEDGE.match(text):
+    elif m := _HEDGE.match(text) if ok[13] else None:
         aspect.hedged = True
-    elif not aspect.intent and (m := _INTENT.match(text)):
+    elif not aspect.intent and (m := _INTENT.match(text) if ok[14] else None):
         aspect.intent = _INTENT_KIND.get((m["word"] or m["bare"] or "").lower(), "plan")
         aspect.intent_words = m[0].strip()
     return m.end() if m else 0
+
+
+def _aux_gates(first: str) -> tuple[bool, ...]:
+    """Which of ``_aux_step``'s patterns can match a text starting with ``first`` (read off each
+    pattern by ``gates.first_chars``), remembered per character."""
+    found = _AUX_GATES[first] = tuple(admits(starts, first) for starts in _AUX_STARTS)
+    return found
 
 
 def parse_aspect(vp: str) -> tuple[Aspect, str]:
@@ -288,7 +302,8 @@ def parse_aspect(vp: str) -> tuple[Aspect, str]:
     text = vp.strip()
     for _ in range(12):  # "I have just been thinking about ..." stacks a few
         before = text
-        text = _LEADING_ADVERB.sub("", text)
+        if m := _LEADING_ADVERB.match(text):  # anchored and never empty: what .sub("") would cut
+            text = text[m.end() :]
         text = text[_aux_step(text, aspect) :]
         if m := _BE_NOT.match(text):
             aspect.negated = True  # "am not a fan of": keep the copula the rules need
@@ -324,3 +339,14 @@ def is_past_form(verb: str) -> bool:
 
 # Speed: ``prefiltered`` tests for a word each pattern needs ("and", "going to") before running it.
 _COMPOUND, _GOING_TO = map(prefiltered, (_COMPOUND, _GOING_TO))
+# ... and each step of ``parse_aspect`` tries these on the phrase start (first characters, "not", "any").
+_LEADING_ADVERB, _BE_NOT, _BE_NO_LONGER, _COPULA_ADVERBS, _ANY_MORE = map(
+    prefiltered, (_LEADING_ADVERB, _BE_NOT, _BE_NO_LONGER, _COPULA_ADVERBS, _ANY_MORE)
+)
+# In ``_aux_step``'s order; a text's first character picks the ones worth running.
+_AUX_STARTS = tuple(
+    first_chars(p)
+    for p in (_USED_TO, _NO_LONGER, _DO_NOT, _DO_EMPHATIC, _NOT, _WILL, _GOING_TO, _WOULD_LOVE_TO, _MODAL,
+              _HAVE_TO, _CAN, _HAVE, _BE_ING, _HEDGE, _INTENT)
+)  # fmt: skip
+_AUX_GATES: dict[str, tuple[bool, ...]] = {}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterator
 
 try:  # Python 3.11+; the analysis falls back to "anything" if the parser is not there
     from re import _constants as _c
@@ -29,6 +30,7 @@ except ImportError:  # pragma: no cover
     _c = _parser = None  # type: ignore[assignment]
 
 _ASCII = [chr(i) for i in range(128)]
+_IGNORECASE = int(re.IGNORECASE)  # a plain int: "flags & RegexFlag" goes through enum code, per item
 _Chars = frozenset[str] | None  # None: any character
 
 
@@ -70,7 +72,7 @@ def _sequence(items: list, flags: int) -> tuple[set[str] | None, bool]:
 
 
 def _item(op, av, flags: int) -> tuple[set[str] | None, bool]:  # noqa: ANN001, PLR0911, PLR0912
-    ignore_case = bool(flags & re.IGNORECASE)
+    ignore_case = bool(flags & _IGNORECASE)
     if op is _c.LITERAL:
         return _literal(av, ignore_case), False
     if op is _c.IN:
@@ -165,7 +167,7 @@ def _seq_factors(items: list, flags: int) -> list[_Factors]:
     for op, av in items:
         chars = _run_chars(op, av, flags)
         if chars is not None:
-            ci = bool(flags & re.IGNORECASE)
+            ci = bool(flags & _IGNORECASE)
             if run is not None and ci == run_ci and len(run) * len(chars) <= _MAX_STRINGS:
                 run = {s + c for s in run for c in chars}
                 continue
@@ -182,7 +184,7 @@ def _seq_factors(items: list, flags: int) -> list[_Factors]:
 def _run_chars(op, av, flags: int) -> set[str] | None:  # noqa: ANN001
     """The strings one literal-like item matches (lower-cased when case-insensitive), if few:
     a character, a small class ("[Mm]"), or an alternation of literal words ("do|does|did")."""
-    ci = bool(flags & re.IGNORECASE)
+    ci = bool(flags & _IGNORECASE)
     if op is _c.LITERAL:
         ch = chr(av)
         if ci and not ch.isascii():
@@ -199,11 +201,13 @@ def _run_chars(op, av, flags: int) -> set[str] | None:  # noqa: ANN001
             if strings is None:
                 return None
             out |= strings
-        return out if len(out) <= _MAX_STRINGS else None
+            if len(out) > _MAX_STRINGS:  # the set only grows: too many already
+                return None
+        return out
     if op is _c.SUBPATTERN:
         _group, add, remove, body = av
         inner = (flags | add) & ~remove
-        if bool(inner & re.IGNORECASE) != ci:
+        if bool(inner & _IGNORECASE) != ci:
             return None
         return _literal_sequence(list(body), inner)
     return None
@@ -252,7 +256,11 @@ def _item_factors(op, av, flags: int) -> list[_Factors]:  # noqa: ANN001
 
 def _minimal(strings: set[str]) -> set[str]:
     """Drop strings containing another one: a text containing "and then" contains "and"."""
-    return {s for s in strings if not any(t != s and t in s for t in strings)}
+    kept: list[str] = []
+    for s in sorted(strings, key=len):  # a string can only contain shorter ones, and a dropped one's
+        if not any(t in s for t in kept):  # own shorter part is kept, so comparing with the kept suffices
+            kept.append(s)
+    return set(kept)
 
 
 def _best(factors: list[_Factors]) -> _Factors | None:
@@ -266,58 +274,108 @@ class Prefiltered:
     """A compiled pattern that skips the regex when the text lacks every string of a set that each
     match contains (``required_factors``): one substring test instead of a scan of the clause.
 
+    The set is read off the pattern on first use, not at import: the analysis of the big relation
+    alternations costs far more than compiling them, and a process that never runs a pattern (a CLI,
+    a test of something else) should not pay for it.
+
     Behaves like the pattern for ``search``, ``match``, ``fullmatch``, ``finditer``, ``findall``,
     ``sub`` and ``split``; other attributes (``pattern``, ``flags``) come from the pattern itself.
     """
 
-    __slots__ = ("_pattern", "_strings", "_ci", "_one")
+    __slots__ = ("_pattern", "_strings", "_ci", "_plain", "_starts")
 
-    def __init__(self, pattern: re.Pattern[str], factors: _Factors) -> None:
+    def __init__(self, pattern: re.Pattern[str]) -> None:
         self._pattern = pattern
-        self._strings = tuple(sorted(factors[0], key=lambda s: (len(s), s)))
-        self._ci = factors[1]
-        # The common case, one case-sensitive string, is tested inline: a method call costs more.
-        self._one = self._strings[0] if len(self._strings) == 1 and not self._ci else None
+        self._strings: tuple[str, ...] | None = None  # None: not read yet; (): nothing to test
+        self._ci = False
+        self._starts: _Chars = None  # what a match can start with (``first_chars``), for ``match``
+        # The common case, case-sensitive strings, is tested inline in each method (a call to
+        # ``possible`` costs more than the tests); None sends the text through ``possible``.
+        self._plain: tuple[str, ...] | None = None
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._pattern, name)
 
     def __repr__(self) -> str:
-        return f"Prefiltered({self._pattern!r}, needs one of {self._strings})"
+        return f"Prefiltered({self._pattern!r}, needs one of {self.needs()})"
+
+    def needs(self) -> tuple[tuple[str, ...], bool] | None:
+        """(strings, compared lower-cased) of which every match contains one; None when none is known."""
+        if self._strings is None:
+            self._read()
+        return (self._strings, self._ci) if self._strings else None
+
+    def _read(self) -> None:
+        # Another thread may read the gate meanwhile: ``_strings`` says it is ready, so it is set last.
+        factors = [f for f in required_factors(self._pattern) if len(f[0]) <= 16]
+        best = _best(factors)
+        self._starts = first_chars(self._pattern)
+        if best is None:
+            self._strings = ()
+            return
+        strings = tuple(sorted(_minimal(set(best[0])), key=lambda s: (len(s), s)))
+        self._ci = best[1]
+        self._plain = None if self._ci else strings
+        self._strings = strings
 
     def possible(self, text: str) -> bool:
+        strings = self._strings
+        if strings is None:
+            self._read()
+            strings = self._strings
+        if not strings:
+            return True
         if self._ci:
             if not text.isascii():
                 return True  # Unicode case folding could match a letter lower() does not give
             text = text.lower()
-        for s in self._strings:
+        for s in strings:
             if s in text:
                 return True
         return False
 
     def search(self, string: str, *args: int) -> re.Match[str] | None:
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.search(string, *args)
             return None
-        return self._pattern.search(string, *args)
+        return self._pattern.search(string, *args) if self.possible(string) else None
 
     def match(self, string: str, *args: int) -> re.Match[str] | None:
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        starts = self._starts  # a match at the start begins with one of these (without a position argument)
+        if starts is not None and not args:  # ``admits``, inline: a function call costs what the test saves
+            if not string:
+                return None
+            first = string[0]
+            if first not in starts and first.isascii():
+                return None
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.match(string, *args)
             return None
-        return self._pattern.match(string, *args)
+        return self._pattern.match(string, *args) if self.possible(string) else None
 
     def finditer(self, string: str, *args: int):  # noqa: ANN201
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.finditer(string, *args)
             return iter(())
-        return self._pattern.finditer(string, *args)
+        return self._pattern.finditer(string, *args) if self.possible(string) else iter(())
 
     def sub(self, repl, string: str, count: int = 0) -> str:  # noqa: ANN001
-        one = self._one
-        if (one not in string) if one is not None else not self.possible(string):
+        plain = self._plain
+        if plain is not None:
+            for s in plain:
+                if s in string:
+                    return self._pattern.sub(repl, string, count)
             return string
-        return self._pattern.sub(repl, string, count)
+        return self._pattern.sub(repl, string, count) if self.possible(string) else string
 
     def fullmatch(self, string: str, *args: int) -> re.Match[str] | None:
         return self._pattern.fullmatch(string, *args) if self.possible(string) else None
@@ -329,9 +387,56 @@ class Prefiltered:
         return self._pattern.split(string, maxsplit) if self.possible(string) else [string]
 
 
-def prefiltered(pattern: re.Pattern[str]) -> re.Pattern[str] | Prefiltered:
+def prefiltered(pattern: re.Pattern[str]) -> Prefiltered:
     """``pattern`` behind a substring test for its most selective required set (longest shortest
-    string, then fewest strings); the pattern itself when it needs nothing such a test could see."""
-    factors = [f for f in required_factors(pattern) if len(f[0]) <= 16]
-    best = _best(factors)
-    return Prefiltered(pattern, (frozenset(_minimal(set(best[0]))), best[1])) if best is not None else pattern
+    string, then fewest strings), read on first use; a pattern that needs nothing such a test could
+    see is let through on every text."""
+    return Prefiltered(pattern)
+
+
+# ------------------------------------------------------------------ ASCII twins of patterns
+
+# Python's str patterns default to Unicode rules, and case-insensitive Unicode matching folds every
+# compared character through the Unicode tables: on the date and clause scans that is most of the
+# regex work. On a text that is plain ASCII, the same pattern compiled with re.ASCII finds exactly the
+# same matches, because the two rule sets agree on every ASCII character except two things:
+# * Unicode ``\s`` also matches the ASCII separators \x1c-\x1f: texts holding one get the original;
+# * under IGNORECASE, four non-ASCII characters fold to ASCII letters (İ ı ſ and the Kelvin sign), so a
+#   pattern naming one of them (alone or in a class range) gets no twin.
+_FOLDS_TO_ASCII = (0x130, 0x131, 0x17F, 0x212A)
+
+
+def plain_ascii(text: str) -> bool:
+    """Whether an ASCII twin answers exactly like its pattern on ``text``."""
+    return text.isascii() and not (
+        "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text  # four scans beat a regex call
+    )
+
+
+def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """``pattern`` compiled under ASCII rules, or None when a twin could answer differently."""
+    if _parser is None or not isinstance(pattern.pattern, str):
+        return None
+    try:
+        parsed = _parser.parse(pattern.pattern, pattern.flags)
+        if any(lo <= c <= hi for lo, hi in _code_ranges(parsed.data) for c in _FOLDS_TO_ASCII):
+            return None
+        return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)
+    except Exception:  # noqa: BLE001 - "(?u)" inside, or anything unexpected: no twin
+        return None
+
+
+def _code_ranges(items: object) -> Iterator[tuple[int, int]]:
+    """Every character and character range a parsed pattern names, at any depth."""
+    if isinstance(items, _parser.SubPattern):
+        items = items.data
+    if not isinstance(items, list | tuple):
+        return
+    if len(items) == 2 and items[0] in (_c.LITERAL, _c.NOT_LITERAL) and isinstance(items[1], int):
+        yield items[1], items[1]
+        return
+    if len(items) == 2 and items[0] is _c.RANGE:
+        yield items[1]
+        return
+    for item in items:
+        yield from _code_ranges(item)

@@ -286,7 +286,8 @@ def is_plural_relation(noun: str) -> bool:
 
 
 def is_place(name: str) -> bool:
-    return name.lower().removeprefix("the ").strip() in PLACES or name.lower().strip() in PLACES
+    lowered = name.lower()
+    return lowered.removeprefix("the ").strip() in PLACES or lowered.strip() in PLACES
 
 
 def is_language(word: str) -> bool:

@@ -239,18 +239,26 @@ def split_items(text: str, binomials: bool = True) -> list[str]:
 
 def first_to_third(text: str) -> str:
     """Rewrite the speaker's words for a third-person fact: "visit my parents" -> "visit their parents"."""
-    swaps = {
-        "my": "their",
-        "our": "their",
-        "me": "them",
-        "us": "them",
-        "I": "they",
-        "we": "they",
-        "myself": "themselves",
-        "mine": "theirs",
-        "am": "are",
-    }
-    return re.sub(r"\b(my|our|me|us|I|we|myself|mine|am)\b", lambda m: swaps[m[1]], text)
+    return _FIRST_PERSON.sub(_third_person, text)
+
+
+# Compiled once, with the swap table outside the call: every lower-case fact value passes through here.
+_FIRST_TO_THIRD = {
+    "my": "their",
+    "our": "their",
+    "me": "them",
+    "us": "them",
+    "I": "they",
+    "we": "they",
+    "myself": "themselves",
+    "mine": "theirs",
+    "am": "are",
+}
+_FIRST_PERSON = re.compile(r"\b(my|our|me|us|I|we|myself|mine|am)\b")
+
+
+def _third_person(m: re.Match[str]) -> str:
+    return _FIRST_TO_THIRD[m[1]]
 
 
 # ------------------------------------------------------------------------------ verb forms

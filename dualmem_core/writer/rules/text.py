@@ -140,7 +140,9 @@ def normalize(text: str) -> str:
                     break
     if "'s" in text or not text.isascii():
         text = _NOUN_IS.sub(lambda m: m[0] if m[1].lower() in _KEEP_POSSESSIVE else f"{m[1]} is ", text)
-    return _BLANKS.sub(" ", text).strip()
+    if "  " in text or "\t" in text:  # else every run of blanks is one space already: nothing to do
+        text = _BLANKS.sub(" ", text)
+    return text.strip()
 
 
 @dataclass(frozen=True, slots=True)
