@@ -31,7 +31,8 @@ def test_sources_of_equals_the_default_through_edges_and_episodes(tmp_path) -> N
 def test_kept_sources_follow_writes_forgets_and_other_processes(tmp_path) -> None:
     url = f"sqlite:///{tmp_path / 's.db'}"
     store, other = open_store(url, dimension=64), open_store(url, dimension=64)
-    writer, elsewhere = Writer(store, embedder=HashingEmbedder(64)), Writer(other, embedder=HashingEmbedder(64))
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    elsewhere = Writer(other, embedder=HashingEmbedder(64))
     t0 = datetime(2025, 3, 1, tzinfo=UTC)
 
     def said(w: Writer, source: str, hours: int) -> None:
@@ -74,7 +75,8 @@ def test_kept_hub_counts_follow_writes(tmp_path) -> None:
 
     before = neighbours(store)
     assert before and before == neighbours(other)  # counted and kept
-    for i, text in enumerate(said[2:], 2):  # Lisbon's mentions (2: the seed and its message) pass 2: a hub now
+    # Lisbon's mentions (2: the seed and its message) pass 2: a hub now
+    for i, text in enumerate(said[2:], 2):
         writer.remember(text, user_id="u1", source_id=f"m{i}", at=t0 + timedelta(hours=i))
     assert neighbours(store) == neighbours(other) != before
     store.close()
