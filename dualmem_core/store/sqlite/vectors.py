@@ -10,21 +10,21 @@ principal directions, and the length of the rest: for unit vectors
     q . x  <=  q_head . x_head + |q_rest| * |x_rest|      (Cauchy-Schwarz on the rest)
 
 so a row whose bound is below the write's neighbour threshold cannot score above it, and is
-not scored in full. The bound costs a sixth of a full product. On the writer benchmark's chat
-text (hashing embedder, 100k rows: the top 64 directions hold 78% of the variance) it leaves
-1.5% of the rows for one query (p90 3.9%); a batch's queries share one bound product, and a
-block of rows is scored in full only where some query's bound passes (35% of the rows for a
-batch of 41). The links are those of a full scan, up to float32 rounding in the last bit of a
-cosine. From GROUPED_ROWS rows on, the search looks only in the groups of rows nearest each
-query (``clusters.py``), through the same bound.
+not scored in full. The bound costs a quarter of a full product (96 of 384 coordinates). With
+64 coordinates, on the writer benchmark's chat text (hashing embedder, 100k rows: the top 64
+directions hold 78% of the variance) it left 1.5% of the rows for one query (p90 3.9%); a
+batch's queries share one bound product, and a block of rows is scored in full only where some
+query's bound passes (35% of the rows for a batch of 41). The links are those of a full scan,
+up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS rows on, the search
+looks only in the groups of rows nearest each query (``clusters.py``), through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
 every admitted row (a quarter of the bytes of the full vectors, so a quarter of the scan), and
 the best CANDIDATES of them are scored in full. A full scan of 100k x 384 float32 reads 150 MB
-and took 12 ms on this machine; the head pass and the rescoring take about a third of that. On
-the writer benchmark at 100k (hashing embedder) the top 20 agreed with the exact scan on 98.8%
-of rows (``benchmarks/writer.py`` prints the agreement it measures). Filters mask the head
-scores before the candidates are picked, so they never thin out the results.
+(12 ms on this machine); the head pass reads 39 MB. On the writer benchmark at 100k (hashing
+embedder) the top 20 agreed with the exact scan on 98.1-98.8% of rows (``benchmarks/writer.py``
+prints the agreement it measures). Filters mask the head scores before the candidates are
+picked, so they never thin out the results.
 """
 
 from __future__ import annotations
