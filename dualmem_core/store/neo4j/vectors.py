@@ -32,6 +32,7 @@ from collections import OrderedDict
 import neo4j
 import numpy as np
 
+from ..principal import fit_basis, grow, with_rest
 from .rows import FAR_CYPHER
 
 CLOCK_LABEL = "UserClock"
@@ -63,7 +64,7 @@ class UserVectors:
         self.lock = threading.Lock()
         # The bound's principal directions (dimension x HEAD), fitted once the cache reaches
         # PRUNE_ROWS and again whenever it has doubled since; per row, its HEAD coordinates
-        # and the length of the rest (``_with_rest``).
+        # and the length of the rest (``principal.with_rest``).
         self.basis: np.ndarray | None = None
         self.fitted_at = 0
         self.head = np.zeros((0, HEAD + 1), dtype=np.float32)
@@ -87,16 +88,16 @@ class UserVectors:
         need = start + len(added)
         if need > self.matrix.shape[0]:
             capacity = max(need, 2 * self.matrix.shape[0], 1024)
-            self.matrix = _grow(self.matrix, capacity)
-            self.live = _grow(self.live, capacity)
+            self.matrix = grow(self.matrix, capacity)
+            self.live = grow(self.live, capacity)
             if self.basis is not None:
-                self.head = _grow(self.head, capacity)
+                self.head = grow(self.head, capacity)
         block = np.asarray([v for _, _, v in added], dtype=np.float32)
         norms = np.linalg.norm(block, axis=1, keepdims=True)
         self.matrix[start:need] = block / np.where(norms == 0, 1, norms)
         self.live[start:need] = True
         if self.basis is not None:
-            self.head[start:need] = self._with_rest(self.matrix[start:need])
+            self.head[start:need] = with_rest(self.matrix[start:need], self.basis)
         for offset, (version_id, memory_id, _) in enumerate(added):
             self.row_of[version_id] = start + offset
             self.memory_ids.append(memory_id)
@@ -123,7 +124,7 @@ class UserVectors:
             return out
         # Per query: its bound over every row (a sixth of a full product), then full scores
         # for the few rows the bound leaves (about 2% on the benchmark's chat text).
-        bounds = self._with_rest(queries) @ self.head[:size].T
+        bounds = with_rest(queries, self.basis) @ self.head[:size].T
         out = []
         for query, bound in zip(queries, bounds, strict=True):
             rows = np.flatnonzero((bound >= min_score - _SLACK) & live)
@@ -172,24 +173,14 @@ class UserVectors:
         if self.basis is None or self.rows >= 2 * self.fitted_at:
             live = np.flatnonzero(self.live[:size])
             sample = self.matrix[live[np.linspace(0, live.size - 1, min(live.size, _SAMPLE)).astype(np.intp)]]
-            values, vectors = np.linalg.eigh((sample.T @ sample).astype(np.float64))
-            self.basis = np.ascontiguousarray(vectors[:, np.argsort(-values)[:HEAD]], dtype=np.float32)
+            self.basis = fit_basis(sample, HEAD)
             self.fitted_at = self.rows
             self.head = np.zeros((self.matrix.shape[0], HEAD + 1), dtype=np.float32)
             for start in range(0, size, 16_384):  # in slices: bounded scratch memory
                 end = min(start + 16_384, size)
-                self.head[start:end] = self._with_rest(self.matrix[start:end])
+                self.head[start:end] = with_rest(self.matrix[start:end], self.basis)
         return True
 
-    def _with_rest(self, vectors: np.ndarray) -> np.ndarray:
-        """Each vector's HEAD coordinates, then the length of the rest of it rounded up, so that
-        head . head' + rest * rest' bounds the dot product of two of them from above."""
-        assert self.basis is not None
-        head = vectors @ self.basis
-        squares = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
-        kept = np.einsum("ij,ij->i", head, head, dtype=np.float64)
-        rest = np.sqrt(np.maximum(squares - kept, 0.0) + 1e-5)
-        return np.hstack([head, rest[:, None].astype(np.float32)])
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self.live[:len(self.memory_ids)])
@@ -288,8 +279,3 @@ def _above(rows: np.ndarray, scores: np.ndarray, min_score: float) -> tuple[np.n
     keep = scores >= min_score
     return rows[keep], scores[keep]
 
-
-def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
-    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
-    grown[: array.shape[0]] = array
-    return grown

@@ -35,6 +35,7 @@ import numpy as np
 
 from ...timeutil import FAR_FUTURE, to_micros
 from ..models import SearchFilter
+from ..principal import fit_basis, grow, with_rest
 from .clusters import HeadGroups
 
 FAR = to_micros(FAR_FUTURE)
@@ -90,10 +91,10 @@ class UserVectors:
         need = self.size + len(rows)
         if need > self.matrix.shape[0]:
             capacity = max(need, 2 * self.matrix.shape[0], 1024)
-            self.matrix = _grow(self.matrix, capacity)
-            self.cols = {k: _grow(v, capacity) for k, v in self.cols.items()}
+            self.matrix = grow(self.matrix, capacity)
+            self.cols = {k: grow(v, capacity) for k, v in self.cols.items()}
             if self.basis is not None:
-                self.head_t = _grow(self.head_t.T, capacity).T.copy()
+                self.head_t = grow(self.head_t.T, capacity).T.copy()
         block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         block = block.reshape(len(rows), self.matrix.shape[1])
         norms = np.linalg.norm(block, axis=1, keepdims=True)
@@ -200,11 +201,11 @@ class UserVectors:
         """``_above`` through the bound: a block's rows are scored in full only if the bound
         cannot rule them out for some query, against all queries (one product, then the same
         ``>= min_score`` test, so the rows and scores found are those of ``_above``)."""
-        with_rest = self._with_rest(unit_queries)
+        rested = with_rest(unit_queries, self.basis)
         # One to three queries (a single remember): a matrix-vector product each, over all rows
         # at once (BLAS is slow at thin matrix products, and a product per block costs more).
         thin = len(unit_queries) <= 3
-        bounds = np.max([q @ self.head_t[:, : self.size] for q in with_rest], axis=0) if thin else None
+        bounds = np.max([q @ self.head_t[:, : self.size] for q in rested], axis=0) if thin else None
         found = []
         for start in range(0, self.size, _BLOCK):
             end = min(start + _BLOCK, self.size)
@@ -212,7 +213,7 @@ class UserVectors:
             if bounds is not None:
                 bound = bounds[start:end]
             else:
-                bound = (with_rest @ self.head_t[:, start:end]).max(axis=0)
+                bound = (rested @ self.head_t[:, start:end]).max(axis=0)
             possible = np.flatnonzero((bound >= min_score - _SLACK) & mask[start:end])
             if possible.size > (end - start) // 2:  # too few ruled out: scoring all beats gathering
                 found.append(self._scored(start, self.matrix[start:end], unit_queries, mask, min_score))
@@ -229,11 +230,11 @@ class UserVectors:
         """``_above`` over the rows of each query's nearest groups and the unsorted tail
         (``clusters.py``): the bound first, then full scores of the rows it leaves."""
         groups = self._grouped()
-        with_rest = self._with_rest(unit_queries)
+        rested = with_rest(unit_queries, self.basis)
         floor = min_score - _SLACK
-        batches = list(groups.candidates(with_rest, floor))
+        batches = list(groups.candidates(rested, floor))
         if groups.sorted_upto < self.size:  # written since the last sort: every query scans them
-            bound = with_rest @ self.head_t[:, groups.sorted_upto: self.size]
+            bound = rested @ self.head_t[:, groups.sorted_upto: self.size]
             passing = np.flatnonzero((bound >= floor).any(axis=0))
             batches.append((np.arange(len(unit_queries)), groups.sorted_upto + passing))
         found = [(np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32))]
@@ -263,8 +264,7 @@ class UserVectors:
             # Any orthonormal basis keeps the bound true; the leading directions of the rows'
             # second moments make it tight.
             sample = self.matrix[np.linspace(0, self.size - 1, min(self.size, _SAMPLE)).astype(np.intp)]
-            values, vectors = np.linalg.eigh((sample.T @ sample).astype(np.float64))
-            self.basis = np.ascontiguousarray(vectors[:, np.argsort(-values)[:HEAD]], dtype=np.float32)
+            self.basis = fit_basis(sample, HEAD)
             self.fitted_at = self.size
             self.groups = None  # fitted on the old head: fitted again when next needed
             self.head_t = np.zeros((HEAD + 1, self.matrix.shape[0]), dtype=np.float32)
@@ -274,16 +274,8 @@ class UserVectors:
 
     def _project(self, start: int, end: int) -> None:
         """Head coordinates and rest lengths of rows start..end."""
-        self.head_t[:, start:end] = self._with_rest(self.matrix[start:end]).T
+        self.head_t[:, start:end] = with_rest(self.matrix[start:end], self.basis).T
 
-    def _with_rest(self, vectors: np.ndarray) -> np.ndarray:
-        """Each vector's head coordinates, then the length of the rest of it, rounded up (at
-        least 3e-3), so float32 rounding cannot make the bound fall below a true score."""
-        assert self.basis is not None
-        head = vectors @ self.basis
-        squares = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
-        rest = np.sqrt(np.maximum(squares - np.einsum("ij,ij->i", head, head, dtype=np.float64), 0.0) + 1e-5)
-        return np.hstack([head, rest[:, None].astype(np.float32)])
 
     def admits(self, rids: np.ndarray, flt: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """(held, admitted) for each rid: whether this cache holds its row (a version without an
@@ -318,8 +310,3 @@ class UserVectors:
                 mask &= np.logical_or.reduce([c[name] == code for code in codes]) if codes else False
         return mask
 
-
-def _grow(array: np.ndarray, capacity: int) -> np.ndarray:
-    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
-    grown[: array.shape[0]] = array
-    return grown
