@@ -149,6 +149,8 @@ def favourite_predicate(category: str) -> str:
 
 
 def _singular(word: str) -> str:
+    if word in ("series", "species"):  # the same in the singular
+        return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "sses", "xes")):

@@ -3,7 +3,6 @@ entities, fused by ``scoring``. No model call on this path beyond embedding the 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -12,10 +11,13 @@ import numpy as np
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..timeutil import utcnow
 from . import scoring
+from .intent import RELATIONS, Asked
+from .predicates import canonical
 from .results import Hit
 
 SEEDS = 5  # best hits whose entities are expanded
 HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded
+LOOKUP = 20  # facts of the asked predicates read straight from the store, latest first
 
 
 @dataclass(slots=True)
@@ -24,12 +26,16 @@ class _Candidate:
     signals: scoring.Signals = field(default_factory=scoring.Signals)
 
 
-def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
+def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int,
+           asked: Asked | None = None) -> list[Hit]:
+    """``asked``: the question's reading (``intent.read_question``); its facts are looked up and
+    lifted by ``scoring.W_INTENT``."""
     with store.reading():  # a dozen reads: one transaction on Neo4j
-        return _recall(store, query_vector, query, flt, k)
+        return _recall(store, query_vector, query, flt, k, asked or Asked())
 
 
-def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int) -> list[Hit]:
+def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int,
+            asked: Asked) -> list[Hit]:
     depth = max(4 * k, 20)
     lists = list(store.hybrid_search(query_vector, query, flt, depth))
     candidates: dict[str, _Candidate] = {}
@@ -42,6 +48,8 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
             else:
                 cand.signals.bm25 = hit.score
     _expand(store, flt, candidates, lists)
+    if asked:
+        _look_up(store, flt, candidates, asked)
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
@@ -53,12 +61,15 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         live = version.status == "active" or (flt.valid_at is not None and version.status == "superseded")
         current = live and version.valid_from <= now < version.valid_to
         parts = scoring.relevance(cand.signals, best_bm25, most_shared, len(lists))
-        score = scoring.final_score(parts, version.confidence, version.salience, current, past=past)
+        if asked:
+            parts["intent"] = scoring.W_INTENT * cand.signals.intent
+        score = scoring.final_score(parts, version.confidence, version.salience, current, past=past,
+                                    aside=cand.signals.aside)
         ranked.append((score, parts, current, cand.hit))
     if flt.valid_at is None and not past:
         ranked = _successors_first(store, flt.user_id, ranked)
-    elif past:
-        ranked = _predecessors_of_named(store, flt.user_id, query, ranked)
+    elif past and asked.excluded:
+        ranked = _predecessors_of_named(store, flt.user_id, asked.excluded, ranked)
     ranked.sort(key=lambda item: (-item[0], item[3].version.id))
     top, seen = [], set()
     for score, parts, current, hit in ranked:
@@ -89,14 +100,64 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     ]
 
 
-def _predecessors_of_named(store: Store, user_id: str, query: str, ranked: list[tuple]) -> list[tuple]:
-    """Asked about the past with a value named ("where did she live before Denver?"), the fact
-    that the named value's fact superseded ranks just above it: the graph knows what came before."""
-    asked = query.casefold()
+def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked) -> None:
+    """Add the facts of the asked predicates (and of the relations the question goes through) and
+    score how well each candidate answers: its predicate is asked for, about the one asked about."""
+    wanted = [*asked.predicates, *(r for r in asked.relations if r not in asked.predicates)]
+    # The lookup is one more list, latest first: its facts share in the rank fusion as the
+    # vector and text lists' hits do.
+    for rank, hit in enumerate(store.list_facts(flt, predicates=wanted, limit=LOOKUP), 1):
+        candidates.setdefault(hit.version.id, _Candidate(hit)).signals.ranks.append(rank)
+    facts = [c for c in candidates.values() if c.hit.version.predicate]
+    about = _asked_about(facts, asked)
+    relations = set(asked.relations)
+    for cand in facts:
+        version = cand.hit.version
+        predicate = canonical(version.predicate)
+        subject = (version.subject or "").casefold()
+        value = (version.object or "").casefold()
+        if predicate in relations and subject == "user":
+            cand.signals.intent = scoring.INTENT_RELATION  # the link to the person asked about
+        elif predicate in asked.predicates:
+            if subject not in about:  # "Robert lives in Boston" does not say where the user lives
+                cand.signals.aside = True
+            elif value not in asked.excluded:
+                cand.signals.intent = 1.0
+        if value and value in asked.excluded:  # "before Denver": the Denver fact is not the answer
+            cand.signals.aside = True
+
+
+def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
+    """Whose facts the question asks for, casefolded subjects: the people it names that some fact
+    is about, and the people its relations lead to ("her mum": the user's parent facts). Else the
+    user, unless it goes through a relation no fact resolves ("where does her sister live?" with
+    no sister known: nobody's facts answer it)."""
+    people = {(c.hit.version.subject or "").casefold() for c in facts}
+    people |= {(c.hit.version.object or "").casefold() for c in facts
+               if canonical(c.hit.version.predicate) in RELATIONS}
+    about = set()
+    for name in asked.names:
+        folded = name.casefold()
+        about |= {p for p in people if p == folded or p.split(" ")[0] == folded}
+    for cand in facts:
+        version = cand.hit.version
+        if (canonical(version.predicate) in asked.relations and (version.subject or "").casefold() == "user"
+                and version.object and not version.negated):
+            about.add(version.object.casefold())
+    if about or asked.relations:
+        return about
+    return {"user"}  # a name no fact is about may be the user's own, not yet known as such
+
+
+def _predecessors_of_named(store: Store, user_id: str, aside: frozenset[str],
+                           ranked: list[tuple]) -> list[tuple]:
+    """Asked about the past with a value set aside ("where did she live before Denver?"), the fact
+    that the named value's fact superseded ranks just above it: the graph knows what came before.
+    Only a value set aside counts: "when did she get engaged?" names "engaged" as what it asks."""
     named = {}
     for score, _, _, hit in ranked:
         value = (hit.version.object or "").casefold()
-        if len(value) > 2 and re.search(rf"(?<!\w){re.escape(value)}(?!\w)", asked):
+        if len(value) > 2 and value in aside:
             named[hit.memory.id] = max(named.get(hit.memory.id, 0.0), score)
     if not named:
         return ranked

@@ -2,7 +2,10 @@
 
     relevance = W_VECTOR * cosine + W_TEXT * bm25 / best_bm25 + W_GRAPH * shared / most_shared
                 + W_RANK * (reciprocal-rank fusion over the lists, scaled to 0..1)
+                + W_INTENT * intent (1 for a fact of the predicate asked about whom it asks, 0.5
+                  for the relation fact that leads there: ``intent.py``; absent when unread)
     score     = relevance * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
+                * (ASIDE for another person's fact of that predicate or the value set aside)
     staleness = 1 if current else STALE; for a question about the past ("before", "used to",
                 "previously", ...): PAST_CURRENT if current else 1
 
@@ -20,9 +23,16 @@ W_VECTOR = 0.45  # meaning: the embedder's cosine similarity
 W_TEXT = 0.25  # exact words: names, places, numbers that embeddings blur
 W_GRAPH = 0.10  # memories about the same people and places as the best hits
 W_RANK = 0.20  # agreement between the lists, robust to their different scales
+# A fact of the predicate the question asks for (``intent.py``: "where does she work?" asks for
+# works_at), about the person asked about; the other weights sum to 1, this one comes on top.
+W_INTENT = 0.25
+INTENT_RELATION = 0.5  # "her mum's job": the fact that says who her mum is
 RRF_K = 60  # the usual reciprocal-rank constant: flattens differences deep in a list
 STALE = 0.5  # a superseded or ended fact keeps half its score: findable, below its successor
 PAST_CURRENT = 0.8  # asked about the past, what holds now keeps most of its score
+# A fact the question sets aside: of the predicate asked for but about someone else ("Robert lives
+# in Boston" for "where does the user live?"), or with the value it names ("before Denver").
+ASIDE = 0.6
 
 
 @dataclass(slots=True)
@@ -33,6 +43,8 @@ class Signals:
     bm25: float = 0.0
     shared_entities: int = 0
     ranks: list[int] = field(default_factory=list)
+    intent: float = 0.0  # how well the fact answers what the question asks for, 0..1
+    aside: bool = False  # a fact the question sets aside: another person's, or the value it names
 
 
 def rrf(ranks: list[int], lists: int) -> float:
@@ -52,11 +64,13 @@ def relevance(s: Signals, best_bm25: float, most_shared: int, lists: int) -> dic
 
 
 def final_score(parts: dict[str, float], confidence: float, salience: float, current: bool, *,
-                past: bool = False) -> float:
+                past: bool = False, aside: bool = False) -> float:
     """``past``: the question asks about what was (see ``asks_about_the_past``), so what ended
-    ranks as it deserves and what holds now gives way a little (PAST_CURRENT)."""
+    ranks as it deserves and what holds now gives way a little (PAST_CURRENT). ``aside``: the
+    fact is one the question sets aside (ASIDE)."""
     staleness = (PAST_CURRENT if current else 1.0) if past else (1.0 if current else STALE)
-    return sum(parts.values()) * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
+    kept = ASIDE if aside else 1.0
+    return sum(parts.values()) * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness * kept
 
 
 # Words that ask about an earlier state ("where did she live before Portland?", "his previous

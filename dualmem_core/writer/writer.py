@@ -40,6 +40,7 @@ from . import predicates
 from .discourse import Discourse, SessionContexts
 from .facts import Extractor, Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
+from .intent import read_question
 from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
@@ -363,7 +364,8 @@ class Writer:
             asked, words = about_user(query, names), about_user(query, names, as_="")
             if not query_terms(words):
                 words = asked
-            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k)
+            intent = read_question(query, user_names=names)
+            hits = hybrid_recall(self.store, self.embedder.embed([asked])[0], words, flt, k, intent)
         if record_access:
             self.store.record_access(user_id, [h.memory_id for h in hits])
         return hits
