@@ -15,7 +15,7 @@ from dualmem_core.evaluation import load_fixture
 from dualmem_core.evaluation.fixture import DEFAULT_FOLDER, Fixture
 from dualmem_core.writer import predicates
 
-PARTS = ("tune", "heldout")
+PARTS = ("tune", "dev", "heldout")
 
 
 @pytest.fixture(scope="module")
@@ -28,19 +28,21 @@ def part(request) -> Fixture:
     return load_fixture(part=request.param)
 
 
-def test_loads_with_two_disjoint_parts(fx):
-    tune, heldout = load_fixture(part="tune"), load_fixture(part="heldout")
-    assert set(tune.users()) and set(heldout.users())
-    assert not set(tune.users()) & set(heldout.users())
-    assert set(tune.users()) | set(heldout.users()) == set(fx.users())
-    assert len(tune.facts) + len(heldout.facts) == len(fx.facts)
-    assert all(q.part == "tune" for q in tune.questions)
-    assert all(m.part == "heldout" for m in heldout.messages)
+def test_loads_with_disjoint_parts(fx):
+    parts = {name: load_fixture(part=name) for name in PARTS}
+    users = [set(p.users()) for p in parts.values()]
+    assert all(users)
+    assert sum(len(u) for u in users) == len(set().union(*users)) == len(set(fx.users()))
+    assert sum(len(p.facts) for p in parts.values()) == len(fx.facts)
+    for name, p in parts.items():
+        assert all(q.part == name for q in p.questions)
+        assert all(m.part == name for m in p.messages)
 
 
 def test_size_minimums(fx):
-    for name in PARTS:
+    for name in ("tune", "heldout"):
         assert len(fx.users(name)) >= 3, name
+    assert len(fx.users("dev")) >= 2
     assert len(fx.sessions()) >= 60
     assert len(fx.facts) >= 150
     assert len(fx.questions) >= 80
@@ -48,9 +50,9 @@ def test_size_minimums(fx):
     assert all(q.asked_at.year in (2025, 2026) for q in fx.questions)
 
 
-def test_parts_are_balanced(fx):
-    facts = Counter(fx.part_of(f.user_id) for f in fx.facts)
-    questions = Counter(q.part for q in fx.questions)
+def test_tune_and_heldout_are_balanced(fx):
+    facts = Counter(fx.part_of(f.user_id) for f in fx.facts if fx.part_of(f.user_id) != "dev")
+    questions = Counter(q.part for q in fx.questions if q.part != "dev")
     for counts in (facts, questions):
         assert min(counts.values()) >= 0.4 * sum(counts.values())
 

@@ -138,7 +138,7 @@ def test_the_whole_loop_on_the_fixture_and_the_editor_does_not_lower_recall(tmp_
     fixture = load_fixture()
     with open_store(f"sqlite:///{tmp_path / 'eval.db'}") as store:
         result = evaluate(store, fixture)
-    assert set(result.parts) == {"tune", "heldout"}
+    assert set(result.parts) == {"tune", "dev", "heldout"}
     for part in result.parts.values():
         assert part.after["questions"] == len([q for q in fixture.questions if q.part == part.part])
         assert part.after["recall@5"] >= part.before["recall@5"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "b62cd85bea6b83b0d658024a5125fae262a37d548d3e6cc2bdcbff1a0d6e19da"
+EXPECTED = "5ffa980db858b31e1cc2c47a16b21ec77eb8566a7af629e171114798cf98309e"
 
 
 def test_extractor_output_is_unchanged() -> None:

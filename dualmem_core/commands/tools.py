@@ -84,7 +84,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="comma-separated: recorded (all-MiniLM-L6-v2 vectors committed "
         "with the fixture), hashing (deterministic); default: both when recorded exists",
     )
-    p.add_argument("--part", default="tune,heldout", help="fixture parts (default: tune,heldout)")
+    p.add_argument("--part", default="tune,dev,heldout", help="fixture parts (default: tune,dev,heldout)")
     p.add_argument(
         "--check", action="store_true", help="exit 1 when a metric misses fixtures/thresholds.json"
     )

@@ -27,7 +27,9 @@ DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "eval"
 CONVERSATIONS = "conversations.jsonl"
 GOLD = "gold.json"
 
-PARTS = ("tune", "heldout")
+# tune: rules and thresholds are written against it; dev: written blind to the rules, used only to
+# choose between variants by their aggregate numbers; heldout: measured, never used to choose.
+PARTS = ("tune", "dev", "heldout")
 ROLES = ("user", "assistant")
 ENTITY_TYPES = ("person", "place", "organization", "pet", "thing")
 QUESTION_KINDS = ("present", "past", "as_of", "multi")

@@ -22,7 +22,7 @@ from ..providers.llm import LLM
 from ..store import Store
 from ..writer.writer import Writer
 from . import metrics
-from .fixture import Fixture, Question
+from .fixture import PARTS, Fixture, Question
 
 K = 5
 
@@ -63,7 +63,7 @@ def evaluate(
     *,
     embedder: Embedder | None = None,
     llm: LLM | None = None,
-    parts: tuple[str, ...] = ("tune", "heldout"),
+    parts: tuple[str, ...] = PARTS,
 ) -> EvalResult:
     """Run the loop for every user of ``parts`` on ``store`` (their old data is deleted first)."""
     started = time.perf_counter()

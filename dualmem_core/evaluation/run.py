@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import InvalidInput
 from ..providers import Embedder, HashingEmbedder
 from ..store import open_store
-from .fixture import DEFAULT_FOLDER, load_fixture
+from .fixture import DEFAULT_FOLDER, PARTS, load_fixture
 from .harness import EvalResult, evaluate
 from .report import COUNTS, write_report
 
@@ -50,7 +50,7 @@ def run_evaluation(
     *,
     store_url: str | None = None,
     embedders: list[str] | None = None,
-    parts: tuple[str, ...] = ("tune", "heldout"),
+    parts: tuple[str, ...] = PARTS,
     thresholds: Path | None = THRESHOLDS,
 ) -> Evaluation:
     """Evaluate with each embedder on its own store (a file in ``out`` unless ``store_url``)."""
