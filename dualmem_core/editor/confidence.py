@@ -7,8 +7,9 @@
 * ``base`` is the confidence the Writer gave the memory (its first version), so scores are
   recomputed from evidence each run rather than compounded run over run.
 * ``sessions``/``sources``: distinct sessions and episodes that said it (a duplicate's sources
-  count for its canonical memory). Being told again in another conversation is strong
-  corroboration; a repeat within one conversation is weak.
+  count for its canonical memory, and so do later messages that name a relation's person or
+  pet: ``restated.py``, whose ``FROM`` edges this stage adds). Being told again in another
+  conversation is strong corroboration; a repeat within one conversation is weak.
 * ``contradictions``: live facts with the same subject, predicate and object but the opposite
   polarity, valid at the same time (a supersession is not a contradiction: it is a change).
 * salience starts where the Writer put every memory (0.5): what was said verbatim is as worth
@@ -30,6 +31,7 @@ from ..store import EdgeType
 from ..store import changes as ch
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult
+from .restated import restatements
 from .view import GraphView, object_key, subject_key
 
 STAGE = "confidence"
@@ -57,9 +59,11 @@ CORE_PREDICATES = frozenset(
 
 def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) -> StageResult:
     result = StageResult(STAGE)
+    retold = restatements(view, prior)  # later messages naming a relation's person: its sources
+    result.decisions += retold
     sources = {m: set(eps) for m, eps in view.sources.items()}
     status = {m: v.status for m, v in view.current.items()}
-    for stage in prior:
+    for stage in (*prior, result):
         for d in stage.changing():
             for op in d.ops:
                 if isinstance(op, ch.AddEdge) and op.edge.type == EdgeType.FROM:
