@@ -17,7 +17,7 @@ from .results import Hit
 
 SEEDS = 5  # best hits whose entities are expanded
 HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded
-LOOKUP = 20  # facts of the asked predicates read straight from the store, latest first
+LOOKUP = 10  # facts of the asked predicates read straight from the store, latest first
 
 
 @dataclass(slots=True)
@@ -49,7 +49,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
                 cand.signals.bm25 = hit.score
     _expand(store, flt, candidates, lists)
     if asked:
-        _look_up(store, flt, candidates, asked)
+        _look_up(store, flt, candidates, asked, k)
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
@@ -100,16 +100,22 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     ]
 
 
-def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked) -> None:
+def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,
+             k: int) -> None:
     """Add the facts of the asked predicates (and of the relations the question goes through) and
     score how well each candidate answers: its predicate is asked for, about the one asked about."""
-    wanted = [*asked.predicates, *(r for r in asked.relations if r not in asked.predicates)]
-    # The lookup is one more list, latest first: its facts share in the rank fusion as the
-    # vector and text lists' hits do.
-    for rank, hit in enumerate(store.list_facts(flt, predicates=wanted, limit=LOOKUP), 1):
-        candidates.setdefault(hit.version.id, _Candidate(hit)).signals.ranks.append(rank)
     facts = [c for c in candidates.values() if c.hit.version.predicate]
     about = _asked_about(facts, asked)
+    answering = sum(canonical(c.hit.version.predicate) in asked.predicates
+                    and (c.hit.version.subject or "").casefold() in about for c in facts)
+    if answering < k:  # the searches found too few answers: read them from the store
+        wanted = [*asked.predicates, *(r for r in asked.relations if r not in asked.predicates)]
+        # The lookup is one more list, latest first: its facts share in the rank fusion as the
+        # vector and text lists' hits do.
+        for rank, hit in enumerate(store.list_facts(flt, predicates=wanted, limit=LOOKUP), 1):
+            candidates.setdefault(hit.version.id, _Candidate(hit)).signals.ranks.append(rank)
+        facts = [c for c in candidates.values() if c.hit.version.predicate]
+        about = _asked_about(facts, asked)
     relations = set(asked.relations)
     for cand in facts:
         version = cand.hit.version

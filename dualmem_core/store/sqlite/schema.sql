@@ -55,8 +55,11 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE INDEX IF NOT EXISTS versions_by_memory ON versions (user_id, memory_id);
 CREATE INDEX IF NOT EXISTS versions_by_hash ON versions (user_id, content_hash, tx_to);
 CREATE INDEX IF NOT EXISTS versions_by_time ON versions (user_id, tx_to, valid_from, valid_to);
--- list_facts by predicate (the user's names, a profile) seeks here instead of reading the user.
-CREATE INDEX IF NOT EXISTS versions_by_predicate ON versions (user_id, predicate);
+-- list_facts by predicate (the user's names, a profile, recall's lookup of the facts a question
+-- asks for) seeks here, latest first, and stops at its limit instead of sorting every such fact.
+-- It replaces (user_id, predicate), which files written before it still carry until opened.
+DROP INDEX IF EXISTS versions_by_predicate;
+CREATE INDEX IF NOT EXISTS versions_by_predicate_time ON versions (user_id, predicate, valid_from);
 
 -- A user key column lets a text query narrow to one tenant inside the index itself.
 -- Porter stemming, so "live", "lives" and "lived" match one another.

@@ -828,18 +828,23 @@ class SQLiteStore(Store):
 
     def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
         where, params = _filter_sql(flt)
-        table = "versions v"
-        if predicates is None:
-            where += " AND v.predicate IS NOT NULL"
-        else:  # a few predicates: seek them (by the time index SQLite would read the whole user)
-            table = "versions v INDEXED BY versions_by_predicate"
-            where += " AND v.predicate IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(predicates))
         join = " JOIN memories m ON m.id = v.memory_id" if _needs_memory(flt) else ""
-        rows = self._conn().execute(
-            f"SELECT v.rid FROM {table}{join} WHERE {where} "
-            "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT ?", (*params, limit)).fetchall()
-        return self._hits([(rid, 0.0) for (rid,) in rows])
+        order = "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT ?"
+        conn = self._conn()
+        if predicates is None:
+            return self._hits([(rid, 0.0) for (rid,) in conn.execute(
+                f"SELECT v.rid FROM versions v{join} WHERE {where} AND v.predicate IS NOT NULL {order}",
+                (*params, limit)).fetchall()])
+        # One predicate at a time walks its index entries latest first and stops at the limit
+        # (an IN over several would sort all of them); the lists are merged in the same order.
+        rows = []
+        for predicate in dict.fromkeys(predicates):
+            rows += conn.execute(
+                "SELECT v.rid, v.valid_from, v.tx_from, v.id FROM versions v INDEXED BY "
+                f"versions_by_predicate_time{join} WHERE {where} AND v.predicate = ? {order}",
+                (*params, predicate, limit)).fetchall()
+        rows.sort(key=lambda r: (-r[1], -r[2], r[3]))
+        return self._hits([(r[0], 0.0) for r in rows[:limit]])
 
     def _memory_owner(self, memory_id: str) -> str:
         row = self._conn().execute("SELECT user_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
