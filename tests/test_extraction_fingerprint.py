@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "5ffa980db858b31e1cc2c47a16b21ec77eb8566a7af629e171114798cf98309e"
+EXPECTED = "a1d111e8249982fcf8ba27cddb0e2b2f9d12a02456251ec5524af0b7b1ae6def"
 
 
 def test_extractor_output_is_unchanged() -> None:

@@ -586,8 +586,10 @@ _HERE = re.compile(
     rf"^this is\s+(?P<n>{NAME})$"
 )
 # "Jonathan here, but call me Jon": the request follows the introduction in the same clause.
+# After a bare space it needs the conjunction: in "only my mum calls me Beatriz" one person's
+# name for the speaker is not what the speaker goes by.
 _BUT_CALL_ME = re.compile(
-    r"(?:,\s*|\s+)(?:but|so|and)?\s*"
+    r"(?:,\s*(?:(?:but|so|and)\s+)?|\s+(?:but|so|and)\s+)"
     r"(?:(?:please|just|everyone|everybody|people|my friends|friends|most people)\s+)?"
     rf"calls?\s+me\s+(?P<o>{NAME})\b"
 )
