@@ -23,6 +23,7 @@ from ..errors import ConflictError, InvalidInput, NotFound
 from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
+from ..store import models as _models
 from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
 from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
@@ -334,6 +335,8 @@ def _seconds_since(moment: datetime) -> float:
 
 
 def new_run_id() -> str:
+    if _models._sequence is not None:  # reproducible ids: the run's derived ids follow from it
+        return _models.new_id("run")
     return f"run-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
 
 

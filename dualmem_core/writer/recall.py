@@ -70,7 +70,9 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         ranked = _successors_first(store, flt.user_id, ranked)
     elif past and asked.excluded:
         ranked = _predecessors_of_named(store, flt.user_id, asked.excluded, ranked)
-    ranked.sort(key=lambda item: (-item[0], item[3].version.id))
+    # Equal scores by text, then id: ids are random, so an id alone would make ties (and
+    # measurements) differ from run to run.
+    ranked.sort(key=lambda item: (-item[0], item[3].version.text, item[3].version.id))
     top, seen = [], set()
     for score, parts, current, hit in ranked:
         if hit.memory.id in seen:  # one version per memory: the best-scoring one
@@ -112,7 +114,11 @@ def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
         wanted = [*asked.predicates, *(r for r in asked.relations if r not in asked.predicates)]
         # The lookup is one more list, latest first: its facts share in the rank fusion as the
         # vector and text lists' hits do.
-        for rank, hit in enumerate(store.list_facts(flt, predicates=wanted, limit=LOOKUP), 1):
+        found = store.list_facts(flt, predicates=wanted, limit=LOOKUP)
+        # Latest first, equal times by text: facts told in one message share their times, and
+        # the store breaks that tie by (random) id.
+        found.sort(key=lambda h: (-h.version.valid_from.timestamp(), h.version.text, h.version.id))
+        for rank, hit in enumerate(found, 1):
             candidates.setdefault(hit.version.id, _Candidate(hit)).signals.ranks.append(rank)
         facts = [c for c in candidates.values() if c.hit.version.predicate]
         about = _asked_about(facts, asked)
