@@ -1,4 +1,5 @@
-"""The embedded store's in-process full-text index ranks exactly as FTS5's bm25() does."""
+"""The embedded store's in-process full-text index ranks as FTS5's bm25() does for one tenant, and
+no other tenant moves a user's ranking."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import random
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from builders import T0, Builder
 
 from dualmem_core.store import SearchFilter
@@ -45,30 +45,44 @@ def _same(store: SQLiteStore, rng: random.Random, user: str) -> None:
                 assert fast == fts, (query, flt, k)
 
 
-@pytest.mark.parametrize("tenants", [1, 2])
-def test_in_process_ranking_equals_fts5(tmp_path: Path, tenants: int) -> None:
-    """Same rows, same scores to the last bit, same order of ties: one tenant (the counts are
-    the user's own) and two (the counts come from FTS5's vocabulary), before and after writes."""
-    rng = random.Random(tenants)
+def test_in_process_ranking_equals_fts5_for_one_tenant(tmp_path: Path) -> None:
+    """Same rows, same scores to the last bit, same order of ties, before and after writes."""
+    rng = random.Random(1)
     store = SQLiteStore(tmp_path / "text.db", dimension=8)
     try:
-        users = ["u-text", "u-other"][:tenants]
-        for user in users:
-            _write(store, user, _texts(rng, 300), rng)
+        _write(store, "u-text", _texts(rng, 300), rng)
         _same(store, rng, "u-text")
         assert "u-text" in store._texts
         _write(store, "u-text", _texts(rng, 40), rng)  # tokenized lazily, by the next search
         assert store._texts["u-text"].pending
         _same(store, rng, "u-text")
-        if tenants > 1:
-            _write(store, "u-other", _texts(rng, 40), rng)  # moves the global counts only
-            _same(store, rng, "u-text")
         store.delete_user("u-text")
         assert "u-text" not in store._texts
         _write(store, "u-text", _texts(rng, 50), rng)
         _same(store, rng, "u-text")
     finally:
         store.close()
+
+
+def test_another_tenants_memories_do_not_move_a_users_text_ranking(tmp_path: Path) -> None:
+    """BM25's counts are the user's own: the same user's scores in a store alone and beside another."""
+    rng = random.Random(2)
+    texts = _texts(rng, 300)
+    queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(30)]
+    scores = []
+    for name, others in (("alone", 0), ("shared", 400)):
+        store = SQLiteStore(tmp_path / f"{name}.db", dimension=8)
+        try:
+            _write(store, "u-text", texts, random.Random(3))
+            if others:
+                _write(store, "u-other", _texts(rng, others), rng)
+            flt = SearchFilter("u-text")
+            scores.append([[(h.version.text, round(h.score, 9)) for h in store.text_search(q, flt, 10)]
+                           for q in queries])
+        finally:
+            store.close()
+    assert scores[0] == scores[1]
+    assert any(scores[0])
 
 
 def test_a_word_fts5_reads_as_a_phrase_goes_to_fts5(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ from . import rows as R
 from .access import PendingAccess
 from .checkpoint import BACKSTOP_PAGES, Checkpointer
 from .kept import KeptReads
-from .text import Tokenizer, UserText, best, varints
+from .text import Tokenizer, UserText, best
 from .vectors import FAR, UserVectors
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
@@ -574,7 +574,7 @@ class SQLiteStore(Store):
     def _text_ranked(self, conn: sqlite3.Connection, terms: list[str],
                      user_id: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(rids, bm25 scores) of the user's rows matching a term, from the in-process postings
-        (``text.py``); None when a term is not one token."""
+        (``text.py``), with the user's own statistics; None when a term is not one token."""
         with self._lock:
             if self._tokenizer is None:
                 self._tokenizer = Tokenizer()
@@ -583,29 +583,11 @@ class SQLiteStore(Store):
         if tokens is None:
             return None
         index = self._user_text(user_id)
-        row = conn.execute("SELECT block FROM versions_fts_data WHERE id = 1").fetchone()
-        totals = varints(row[0]) if row else []
-        if len(totals) < 2 or totals[0] == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0)
-        total_rows, total_tokens = totals[0], sum(totals[1:])
         with self._lock:
             index.settle(tokenizer)
-            mine = len(index.rids)
-        hits = None if mine == total_rows else self._global_hits(conn, tokens)
-        with self._lock:
-            return index.ranked(tokens, total_rows, total_tokens, hits)
-
-    @staticmethod
-    def _global_hits(conn: sqlite3.Connection, tokens: list[str]) -> dict[str, int]:
-        """Rows holding each token in the text column, over every tenant (FTS5's idf counts)."""
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dualmem_vocab "
-                     "USING fts5vocab (main, versions_fts, 'col')")
-        hits = {}
-        for token in dict.fromkeys(tokens):
-            row = conn.execute("SELECT doc FROM temp.dualmem_vocab WHERE term = ? AND col = 'text'",
-                               (token,)).fetchone()
-            hits[token] = row[0] if row else 0
-        return hits
+            # BM25's statistics are the user's own (rows, their mean length, rows holding a
+            # token): another tenant's memories never move this user's ranking.
+            return index.ranked(tokens)
 
     def _user_text(self, user_id: str) -> UserText:
         """The user's full-text postings, rebuilt when another process or connection wrote."""

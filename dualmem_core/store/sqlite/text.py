@@ -10,8 +10,11 @@ tokenizer), and scores with FTS5's formula, constants and operation order, so sc
     idf   = log((N - n + 0.5) / (n + 0.5)), at least 1e-6       (N rows, n rows with the token)
     score = sum over phrases of idf * f * (k1 + 1) / (f + k1 * (1 - b + b * D / avgdl))
 
-with N, avgdl and n over the whole table (every tenant), as FTS5 computes them; f counts the
-token in the text column, D is the row's length in tokens over both columns.
+with N, avgdl and n over the user's own rows (FTS5 counts them over the whole table, every
+tenant: another user's memories would move this one's ranking); f counts the token in the text
+column, D is the row's length in tokens over both columns. For one tenant the scores are FTS5's
+to the last bit. A query word FTS5 reads as a phrase still goes to FTS5 itself, with its
+table-wide counts.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class UserText:
         self.lengths: list[float] = []
         self._rids = np.zeros(0, dtype=np.int64)
         self._lengths = np.zeros(0, dtype=np.float64)
+        self._total_length = 0.0
         self._postings: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
         self.pending: list[tuple[int, str]] = []  # (rid, text) written since, not yet tokenized
 
@@ -108,6 +112,7 @@ class UserText:
         if len(self._rids) != len(self.rids):
             self._rids = np.asarray(self.rids, dtype=np.int64)
             self._lengths = np.asarray(self.lengths, dtype=np.float64)
+            self._total_length = float(self._lengths.sum())
 
     def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
         chunks = self._postings.get(token)
@@ -117,21 +122,22 @@ class UserText:
             chunks[:] = [(np.concatenate([c[0] for c in chunks]), np.concatenate([c[1] for c in chunks]))]
         return chunks[0]
 
-    def ranked(self, tokens: list[str], total_rows: int, total_tokens: int,
-               global_hits: dict[str, int] | None) -> tuple[np.ndarray, np.ndarray]:
+    def ranked(self, tokens: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """(rids, scores) of every row holding a token, in row order; ``best`` orders them.
 
-        ``global_hits`` is each token's row count over all tenants; None when this user's rows
-        are all the table holds, so the counts here are the global ones.
-        """
-        avgdl = float(total_tokens) / float(total_rows)
+        N, avgdl and each token's row count are this user's: the scores are FTS5's for a table
+        holding only this user's rows."""
+        if not self._rids.size:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        total_rows = int(self._rids.size)
+        avgdl = self._total_length / float(total_rows)
         score = np.zeros(len(self._rids), dtype=np.float64)
         matched = np.zeros(len(self._rids), dtype=bool)
         for token in tokens:  # in phrase order, as FTS5 sums them
             rows, tfs = self.postings(token)
             if not rows.size:
                 continue  # FTS5 adds 0.0 for it
-            hits = rows.size if global_hits is None else global_hits.get(token, rows.size)
+            hits = rows.size
             idf = math.log((total_rows - hits + 0.5) / (hits + 0.5))
             idf = idf if idf > 0.0 else 1e-6
             norm = K1 * ((1 - B) + B * self._lengths[rows] / avgdl)  # k1 * (1 - b + b * D / avgdl)
@@ -148,21 +154,3 @@ def best(rids: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]
         rids, scores = rids[keep], scores[keep]
     order = np.lexsort((rids, -scores))[:n]
     return list(zip(rids[order].tolist(), scores[order].tolist(), strict=True))
-
-
-def varints(blob: bytes) -> list[int]:
-    """SQLite's variable-length integers, one after another (FTS5's averages record)."""
-    out, i = [], 0
-    while i < len(blob):
-        value = 0
-        for j in range(9):
-            byte = blob[i]
-            i += 1
-            if j == 8:
-                value = (value << 8) | byte
-                break
-            value = (value << 7) | (byte & 0x7F)
-            if not byte & 0x80:
-                break
-        out.append(value)
-    return out
