@@ -16,7 +16,10 @@ A name is only linked when it says which entity it means. It is skipped when
   Sarah), or used in the other sense of the word (a person's name after "moved to", a place's
   after "met");
 * the message calls the person something the entity is known not to be ("my cousin Tom" while
-  the Tom we know is the user's brother);
+  the Tom we know is the user's brother, "Jean from next door" while Jean is the user's sister);
+* a message of the same conversation says there is another person of that name ("another
+  Lucas", "the other Lucas"), or also names someone longer who shares it ("Jean next door, Jean
+  Duthie I mean"): which one is meant?
 * it does not look like a proper name (lower case, one letter, "Will", "May", "Mom");
 * it is a bare first name of someone the user never said how they know, and the message is in
   another session than every fact naming them: a "Sam" heard once may be another Sam later.
@@ -52,6 +55,13 @@ _RELATION_PREDICATES = frozenset(RELATIONS.values())
 _SAME = {"partner": "spouse", "spouse": "partner"}  # a boyfriend becomes a husband: one person
 
 
+# "Jean next door", "Jean from next door", "Dave from work": where the person is, a relationship.
+_WHERE_RELATION = {
+    "next door": "knows", "down the road": "knows", "across the road": "knows", "upstairs": "knows",
+    "downstairs": "knows", "from work": "colleague", "at work": "colleague", "from the office": "colleague",
+}
+_WHERE_FROM = re.compile(rf"^\s*(?:,\s*)?(?:from\s+)?({'|'.join(_WHERE_RELATION)})\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"\b(?:another|a different|the other|other|a second)\s+$", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"^\s+([A-Z][\w'-]*[a-z][\w'-]*)")
 _PREVIOUS_WORD = re.compile(r"([A-Z][\w'-]*[a-z][\w'-]*)\s+$")
 
@@ -77,6 +87,7 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
         for m, v in view.current.items()
         if fresh and m not in new_set and v.status != "duplicate" and _said_by_someone(view, m)
     ]
+    contested = _contested(view, set(targets))
     out = []
     for memory_ids, names in ((new, set(targets)), (sorted(older), fresh)):
         index = _by_first_word(names)
@@ -85,12 +96,14 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
         for memory_id in memory_ids:
             text = view.current[memory_id].text
             here = view.sessions_of(memory_id)
+            doubted = set().union(*(contested.get(s, set()) for s in here))
             named = set()
             for name, start, end in _occurrences(text, index):
                 bearer, entity_id = targets[name]
                 entity, relations = live[entity_id], known_as.get(entity_id)
                 if (
                     _whole_name(text, start, end)
+                    and name not in doubted
                     and _used_as(text, start, entity.type)
                     and _fits(_called(text, start, end), relations)
                     and (told_in.get(entity_id, set()) & here or _well_known(entity, relations))
@@ -133,6 +146,33 @@ _PERSON_WORDS = re.compile(
 )
 
 
+def _contested(view: GraphView, names: set[str]) -> dict[str, set[str]]:
+    """Session -> names a message of it gives a second bearer ("another Lucas", "Jean next door,
+    Jean Duthie I mean"): in that conversation the bare name may be either."""
+    index = _by_first_word(names)
+    out: dict[str, set[str]] = defaultdict(set)
+    if not index:
+        return out
+    for memory_id, version in view.current.items():
+        if not _said_by_someone(view, memory_id):
+            continue
+        for name, start, end in _occurrences(version.text, index):
+            if _another(version.text, start, end):
+                for session in view.sessions_of(memory_id):
+                    out[session].add(name)
+    return out
+
+
+def _another(text: str, start: int, end: int) -> bool:
+    """The message sets this bearer of the name apart from one we know ("another Lucas"), or
+    names someone longer who shares it elsewhere ("Jean next door, Jean Duthie I mean")."""
+    if _ANOTHER.search(text[max(0, start - 15) : start]):
+        return True
+    name = re.escape(text[start:end])
+    return any(_whole_name(text, m.start(), m.end()) is False
+               for m in re.finditer(rf"(?<![\w'-]){name}(?![\w'-])", text) if m.start() != start)
+
+
 def _used_as(text: str, start: int, entity_type: str) -> bool:
     """A person's name where a place goes ("we went to Florence" while Florence is an aunt), or a
     place's where a person goes ("I met Chelsea"), is the other sense of the word: not linked."""
@@ -155,7 +195,10 @@ def _well_known(entity, relations: set[str] | None) -> bool:
 def _called(text: str, start: int, end: int) -> str | None:
     """The relationship the message gives the name right there, if it gives one."""
     found = _BEFORE.search(text[max(0, start - 40) : start]) or _AFTER.match(text[end : end + 40])
-    return relation_of(found.group(1)) if found else None
+    if found:
+        return relation_of(found.group(1))
+    where = _WHERE_FROM.match(text[end : end + 30])
+    return _WHERE_RELATION[where.group(1).lower()] if where else None
 
 
 def _fits(called: str | None, known: set[str] | None) -> bool:

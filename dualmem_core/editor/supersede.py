@@ -31,9 +31,10 @@ from .stints import Interval, fact_slots, joined, original_interval, value_keys
 from .view import GraphView, object_key
 
 STAGE = "supersede"
-# Two values with the same start ("moved to Boston last month", then "to Chicago last month";
-# or both in one message list): the one told later (by first belief, then id) holds, and the
-# other ends an instant after it began, since a store refuses an empty valid interval.
+# Two values with the same start told in two messages ("moved to Boston last month", then "to
+# Chicago last month"): the one told later (by first belief, then id) holds, and the other ends
+# an instant after it began, since a store refuses an empty valid interval. Told in one message,
+# both stay (``_said_together``).
 INSTANT = timedelta(microseconds=1)
 # A status saying the subject has no partner (any more) ends the partner facts that held when it
 # began: "Nadia and I broke up on Tuesday" is told as "user is single" from Tuesday. Being
@@ -108,6 +109,8 @@ def _desired(
             successor = following[0]
             begins = original_interval(view, successor)[0]
             for m in segment:
+                if _said_together(view, m, successor):
+                    continue  # one message, two values from the same moment: neither is news
                 out[m] = ("superseded", _ended(known[m], begins), {successor})
     enders = [(n, True) for n in members if view.current[n].negated] + [(n, False) for n in statuses]
     for n, same_value_only in enders:
@@ -119,6 +122,14 @@ def _desired(
             if held and (same or not same_value_only):
                 out[m] = ("superseded", _ended(known[m], said), by | {n})
     return out
+
+
+def _said_together(view: GraphView, older: str, newer: str) -> bool:
+    """Both values come from one message and begin at the same moment ("call me Bia; only my mum
+    calls me Beatriz"): an extraction that read two values where one was meant, or two that hold
+    at once. Superseding either by the order they were read in would be a guess; both stay."""
+    return (original_interval(view, older)[0] == original_interval(view, newer)[0]
+            and bool(set(view.sources.get(older, ())) & set(view.sources.get(newer, ()))))
 
 
 def _ended(known: Interval, at: datetime) -> Interval:
