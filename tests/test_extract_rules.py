@@ -813,3 +813,36 @@ def test_time_cutting_keeps_the_single_rewrite_semantics() -> None:
                "work on", "cook each", "work\u2003 at Acme last year ,", " , ", "", "visit  Paris this\n"):
         for prefer_future in (None, False, True):
             assert er._without_times(vp, now, prefer_future) == reference(vp, now, prefer_future), vp
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I started a forró class on Fridays.", ("user", "hobby", "forró")),
+        ("I go to salsa classes every week.", ("user", "hobby", "salsa")),
+        ("I joined a running club.", ("user", "hobby", "running")),
+        ("I joined a book club.", ("user", "hobby", "book club")),
+        ("I had a round of golf with Eck this morning.", ("user", "hobby", "golf")),
+        ("my birthday was on August 14, so now I am 25.", ("user", "age", "25")),
+        ("I told her I am from Leeds, and back there I worked at Asda.", ("user", "works_at", "Asda")),
+        ("I am doing my master in urban planning at the University of Toronto.",
+         ("user", "studies_at", "University of Toronto")),
+    ],
+)
+def test_classes_clubs_rounds_reported_self_speech_and_clauses_after_an_adverb(text, expected):
+    assert _key(*expected) in triples(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "not_expected"),
+    [
+        ("only my mum calls me Jonathan", ("user", "nickname", "Jonathan")),
+        ("I moved to Leeds! new roommate, Hannah, she is Canadian and works as a nurse.",
+         ("user", "job_title", "nurse")),
+        ("I moved to Leeds. she is lovely and works as a nurse.", ("user", "job_title", "nurse")),
+        ("I went to a cooking class last night.", ("user", "hobby", "cooking")),
+        ("I joined the design team at Acme.", ("user", "hobby", "design")),
+    ],
+)
+def test_what_is_not_the_speakers_own(text, not_expected):
+    assert _key(*not_expected) not in triples(extract(text))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "a1d111e8249982fcf8ba27cddb0e2b2f9d12a02456251ec5524af0b7b1ae6def"
+EXPECTED = "5563fa99e717ee798e5e58837d85e5505c787305f9e9c78e07df284cf434723f"
 
 
 def test_extractor_output_is_unchanged() -> None:

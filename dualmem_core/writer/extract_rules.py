@@ -68,7 +68,8 @@ _RHETORICAL = re.compile(
 _REPORTED = re.compile(
     r"\s+(?P<verb>said|says|told me|tells me|mentioned|mentions|texted me|wrote|explained|announced|"
     r"confirmed|let me know|informed me|told us|thinks|believes|feels|wishes|hopes|suspects|claims|"
-    r"claimed)\s+(?:that\s+)?"
+    r"claimed|told (?:her|him|them|everyone|everybody|people|(?:my|our|his|her) [a-z]+|[A-Z][a-z]+))"
+    r"\s+(?:that\s+)?"
 )
 _UNSURE = re.compile(
     r"^(?:(?:so|and|but|ok|okay|well)\s*,?\s+)*I\s+(?:guess|think|suppose)\s+(?:I|we)\s+am\b", re.I
@@ -342,6 +343,8 @@ class RuleExtractor:
         state.motion = m[0] if subject is not None and (m := _MOTION.search(rest)) else ""
         if subject is not None and subject.kind == "speaker" and not state.away and " here in " in text:
             drafts += [(d, plain, Aspect()) for d in here_in(text, speaker)]
+        if subject is None and not clause.inherits and _SOMEONE_ELSE.search(text):
+            state.previous = None  # "roommate Hannah, she is lovely and works as a nurse": not my job
         if subject is not None:
             state.previous = subject
             if subject.kind in ("person", "relative") and subject.name != speaker and rest.strip():
@@ -508,6 +511,9 @@ _WORK_TALK = re.compile(
     re.I,
 )
 _COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
+# A clause that speaks of someone else and whose subject was not read: what follows it in the same
+# sentence is about them too, never about the speaker of an earlier clause.
+_SOMEONE_ELSE = re.compile(r"\b(?:[Hh]e|[Ss]he|[Tt]hey)\b|\b(?!I\b)[A-Z][a-z]+\b")
 _WAS_WERE = re.compile(r"\b(?:was|were)\b")
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").

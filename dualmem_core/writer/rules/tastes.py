@@ -284,6 +284,33 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     return out
 
 
+# "a forró class", "the indoor bowling", "a running club": the activity a class or club is for.
+_CLASS_NOUN = r"(?:class|classes|lessons?|club|sessions?)"
+_ACTIVITY_ADJECTIVES = re.compile(
+    r"^(?:(?:new|weekly|evening|morning|local|beginner'?s?|beginners|adult|indoor|outdoor|community|free|"
+    r"regular|little|amateur)\s+)+", re.I)
+
+
+def _class_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """'I started a forró class', 'I go to salsa classes', 'joined the indoor bowling': a hobby."""
+    activity = _ACTIVITY_ADJECTIVES.sub("", m["o"].strip()).strip()
+    words = activity.split()
+    if not words or len(words) > 3 or not all(re.fullmatch(r"[a-zà-ÿ-]+", w) for w in words):
+        return []  # a named team or a school course, not a pastime
+    value = activity.lower().replace(" ", "-")
+    known = (value in ACTIVITIES or value in GO_ACTIVITIES or value in SPORTS_AND_GAMES
+             or value.split("-")[-1] in GO_ACTIVITIES)
+    if not (m["noun"] or known):
+        return []  # "joined the committee": only a known pastime stands without "class" or "club"
+    if m["noun"] == "club" and not known:
+        activity = f"{activity} club"  # "a book club", "the chess club" is chess
+    verb = m["v"].lower()
+    timing = "start" if verb in ("started", "joined", "signed up for", "enrolled in") else "state"
+    if timing == "state" and (ctx.past or ctx.aspect.past) and ctx.has_time("point"):
+        return []  # "went to a cooking class last night": once, not a pastime
+    return [Draft("hobby", activity, 0.7, timing=timing)]
+
+
 def _go_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     if ctx.past or ctx.aspect.past:
         return (
@@ -551,6 +578,20 @@ RULES: tuple[Rule, ...] = (
         _go_activity,
     ),
     rule("hobby.learn", r"(?P<v>learning|learn|learned|learnt|learns)\s+(?P<o>.+)", _learn),
+    rule(
+        "hobby.class",
+        r"(?P<v>started|start|starting|take|takes|taking|took|go to|goes to|going to|went to|attend|attends|"
+        r"attending|signed up for|joined|join|joining|enrolled in|do|does|doing)\s+(?:a|an|the|my|some)?\s*"
+        rf"(?P<o>[a-zà-ÿ' -]+?)(?:\s+(?P<noun>{_CLASS_NOUN}))?(?=$|\s+(?:on|at|in|every|twice|once|with|"
+        r"for|since|this|last|and)\b|[,.!])",
+        _class_activity,
+    ),
+    rule(
+        "hobby.round_of",
+        r"(?P<v>had|have|has|played|play|playing|did|do)\s+(?:a|another|the odd|a quick)\s+"
+        r"(?:round|game|match)\s+of\s+(?P<o>golf|tennis|squash|pool|darts|snooker|bowls|chess|cards|padel)\b",
+        lambda m, c: [Draft("hobby", m["o"], 0.65)],
+    ),
     rule(
         "speaks", r"(?P<v>speak|speaks|spoke|speaking|understand|understands|know|knows)\s+(?P<o>.+)", _speaks
     ),

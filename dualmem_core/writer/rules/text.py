@@ -209,6 +209,12 @@ _CONJUNCTIONS = (
     r"since|then|as|or|before|after|until|till|when|once|whenever"
 )
 _CONJUNCTION = re.compile(rf"(?:,\s*|\s+)(?P<conj>{_CONJUNCTIONS})\s+", re.IGNORECASE)
+# An adverb between the conjunction and the subject: "..., so now I am 25", "but honestly we ...".
+_CLAUSE_ADVERB = re.compile(
+    r"(?:now|then|actually|honestly|basically|anyway|finally|luckily|sadly|obviously|apparently|"
+    r"today|yesterday|recently|currently|still|yeah|well|back there|back then|back home|over there|"
+    r"before that|after that|since then|these days|nowadays|later)\s*,?\s+(?=(?:I|we|he|she|they)\s)"
+)
 _COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone)\b)")
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
@@ -283,6 +289,8 @@ def split_clauses(sentence: str) -> list[Piece]:
     copula_at = copula.start() if copula else -1
     for m in _CONJUNCTION.finditer(sentence):
         rest = sentence[m.end() :]
+        if lead := _CLAUSE_ADVERB.match(rest):  # ", so now I am 25": the clause starts at "I"
+            rest = rest[lead.end() :]
         conj = m["conj"].lower()
         if _PRONOUN_START.match(rest) or _NAME_VERB_START.match(rest) or _COMPOUND_START.match(rest):
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")

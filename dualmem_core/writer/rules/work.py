@@ -545,7 +545,7 @@ RULES: tuple[Rule, ...] = (
         "studies.degree",
         r"(?P<v>doing|getting|pursuing|working on|finishing|completing|do|did|got|earned|completed|finished|"
         r"have|has|hold|holds|started|starting)\s+(?:a|an|my|his|her|their)\s+(?:(?:phd|ph\.d\.?|doctorate|"
-        r"master's|masters|bachelor's|bachelors|degree|mba|md|jd|ba|bs|bsc|ma|ms|msc|diploma|"
+        r"master's|masters|master|bachelor's|bachelors|bachelor|degree|mba|md|jd|ba|bs|bsc|ma|ms|msc|diploma|"
         r"certificate)\s*)+(?:degree\s+)?(?:(?:in|on)\s+(?P<field>.+?))?(?:\s*(?:at|from)\s+(?P<o>.+))?$",
         _degree,
         flags=re.I,
