@@ -846,3 +846,23 @@ def test_classes_clubs_rounds_reported_self_speech_and_clauses_after_an_adverb(t
 )
 def test_what_is_not_the_speakers_own(text, not_expected):
     assert _key(*not_expected) not in triples(extract(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm a site superintendent for Gulf Coast Builders.", ("user", "job_title", "site superintendent")),
+        ("I'm a fundraising lead at Oxfam.", ("user", "works_at", "Oxfam")),
+        ("i speak spanish good enough.", ("user", "speaks", "Spanish")),
+        ("im livin in Austin now.", ("user", "lives_in", "Austin")),
+        ("I started my own company, Rollins Remodeling.", ("user", "works_at", "Rollins Remodeling")),
+    ],
+)
+def test_casual_wording_unlisted_job_titles_and_own_companies(text, expected):
+    assert _key(*expected) in triples(extract(text))
+
+
+def test_unlisted_nouns_are_no_job_without_an_employer_and_a_company_name_is_no_hobby():
+    assert not [f for f in extract("I'm a member at Soho House.") if f.predicate == "job_title"]
+    assert not [f for f in extract("I started my own company, Rollins Remodeling.") if f.predicate == "hobby"]
+    assert _key("user", "lives_in", "cabin in the woods") not in triples(extract("I begin at the cabin."))

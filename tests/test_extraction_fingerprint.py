@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "5563fa99e717ee798e5e58837d85e5505c787305f9e9c78e07df284cf434723f"
+EXPECTED = "c33a8e450d433aabfd62684509cd04a870d09f21cfe0cb011e9840244e9cdbdc"
 
 
 def test_extractor_output_is_unchanged() -> None:

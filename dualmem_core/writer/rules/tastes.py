@@ -278,7 +278,7 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
             value in ACTIVITIES
             or value in GO_ACTIVITIES
             or value.split("-")[-1] in GO_ACTIVITIES  # "cold water swimming"
-            or (value.endswith("ing") and timing == "start")
+            or (value.endswith("ing") and timing == "start" and d.object.islower())  # not "Acme Consulting"
         ):
             out.append(Draft("hobby", d.object, 0.75, timing=timing))
     return out
@@ -392,7 +392,8 @@ def _speaks(m: re.Match[str], ctx: Context) -> list[Draft]:
     said = re.split(r"\s+(?:to|with|at|in|for|around|when|because)\s", m["o"], maxsplit=1)[0]
     for part in split_items(cut(said)):
         part = _LANGUAGE_QUALIFIERS.sub("", _LANGUAGE_QUALIFIERS.sub("", part.strip()))
-        word = tidy(re.sub(r"\s+(?:fluently|well|a bit|a little|too|as well)$", "", part))
+        word = tidy(re.sub(r"\s+(?:fluently|well|a bit|a little|too|as well|good enough|well enough|ok|okay|"
+                           r"alright|pretty good|pretty well|decently|fine|badly|poorly|now)$", "", part))
         if is_language(word):
             shown = word if any(c.isupper() for c in word[1:]) else word[:1].upper() + word[1:]  # "isiXhosa"
             out.append(Draft("speaks", shown, 0.85, kind="thing"))

@@ -47,6 +47,14 @@ def _after_perfect(m: re.Match[str]) -> str:
     return f"{have} just {_AFTER_PAST[m[2].lower()]}"
 
 
+# Verbs whose "-in'" is "-ing" (a whitelist: "cabin", "begin", "cousin", "violin" stay as they are).
+_DROPPED_G = (
+    "liv|leav|mov|start|work|go|do|com|gett|tak|mak|look|think|try|hav|say|runn|call|fix|play|study|dat|"
+    "see|stay|teach|driv|sell|buy|visit|plann|watch|learn|cook|eat|drink|fish|hunt|travel|travell|rent|"
+    "smok|talk|walk|hik|swimm|danc|sing|read|writ|build|train|shopp|tell|feel|lov|hat|"
+    "hop|wait|want|need|pay|help|dress|quitt|retir|marr|engag|divorc|expect|adopt|sav|spend|"
+    "sleep|rid|bak|bik|camp|golf|bowl|paint|knitt|garden|volunteer|coach|serv"
+)
 _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), r)
     for p, r in (
@@ -93,6 +101,8 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # Irish "I'm after moving": the perfect, just done
         (r"\b(am|is|are) (?:just )?after (moving|starting|getting|buying|joining|leaving|finishing|adopting|"
          r"turning|selling|quitting)\b", _after_perfect),
+        # Dropped g's of casual speech: "im livin in Austin", "startin my own company"
+        (rf"\b({_DROPPED_G})in(?=\s|[,.!?]|$)", r"\1ing"),
         (r"\bi\b", "I"),
     )
 )
@@ -104,7 +114,7 @@ _NEEDS: tuple[tuple[str, ...], ...] = (
     ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
     ("name's",), ("name is",), ("still",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",),
     ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
-    ("can not",), ("can not",), ("me ",), ("after",), ("i",),
+    ("can not",), ("can not",), ("me ",), ("after",), ("in ", "in,", "in.", "in!", "in?"), ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".

@@ -6,7 +6,7 @@ import re
 
 from .base import Context, Draft, Rule, items, rule
 from .common import BE, article, simple, subject_text
-from .lexicon import HOBBY_AGENTS, is_place, is_school, job_head
+from .lexicon import HOBBY_AGENTS, RELATIONS, is_place, is_school, job_head
 from .objects import clean, cut, strip_leading, tidy
 
 _V_WORK = r"(?P<v>work|works|worked|working)"
@@ -230,7 +230,7 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
         if re.search(r"\s(?:at|in|of)\s", phrase):
             return []  # the studies_at rule names the school
         return [Draft("job_title", "student", 0.7, kind="none")]
-    if job_head(cut(title)):
+    if job_head(cut(title)) or (_AT_ORG.search(phrase) and _agent_noun(cut(title))):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
         if where and out:
@@ -257,6 +257,23 @@ _WHERE_ELSE = re.compile(
     r",?\s+(?:down|up|out|over|back home)\s+in\s+"
     r"(?P<o>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)*(?:,\s*[A-Z]\w+)?)"
 )
+
+
+# "a site superintendent for Gulf Coast Builders": before a named employer, a noun that names a doer
+# is a job title even when the lexicon does not list it (which no closed list of jobs can).
+_AT_ORG = re.compile(r"\s(?:at|for|with)\s+(?:the\s+)?[A-Z]")
+_AGENT_SUFFIX = re.compile(r"(?:ist|er|or|ian|ant|ent|eer|ier|man|woman|ess|ee|tech|lead|head)$")
+_NOT_AGENTS = frozenset(
+    """mother father brother sister daughter member fan lover supporter customer user client patient
+    partner owner volunteer regular beginner winner loser believer follower subscriber player""".split()
+)
+
+
+def _agent_noun(title: str) -> bool:
+    words = title.lower().split()
+    return (0 < len(words) <= 4 and all(re.fullmatch(r"[a-z][a-z-]*", w) for w in words)
+            and bool(_AGENT_SUFFIX.search(words[-1])) and words[-1] not in _NOT_AGENTS
+            and words[-1] not in RELATIONS)
 
 
 def _job_noun(lowered: str) -> bool:
@@ -540,6 +557,15 @@ RULES: tuple[Rule, ...] = (
         "studies_at.graduate",
         r"(?P<v>graduated|graduate|graduating|graduates)\s+(?:from\s+)?(?P<o>.+)",
         _graduate,
+    ),
+    rule(
+        "works_at.own_company",  # "I started my own company, Rollins Remodeling", "our own bakery, Crumbs"
+        r"(?P<v>started|start|starting|founded|found|set up|setting up|launched|launching|opened|opening|run|"
+        r"runs|running|own|owns|have|has)\s+(?:my|our|his|her|their)\s+own\s+(?:[a-z]+\s+)?(?:company|business|"
+        r"firm|practice|agency|studio|shop|consultancy|restaurant|café|cafe|bakery|clinic|salon|startup)"
+        r"(?:\s*,\s*|\s+called\s+|\s+named\s+)(?P<o>[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*){0,3})",
+        lambda m, c: org_drafts(m["o"], 0.75, "start" if m["v"].startswith(("start", "found", "set", "launch",
+                                                                             "open")) else "state"),
     ),
     rule(
         "studies.degree",
