@@ -1,5 +1,5 @@
-"""Part of stage 5 (confidence): a later message that names a person or pet the user has a relation to tells
-that relation again, so the message becomes one more source of the fact.
+"""Part of stage 5 (confidence): a later message that names a person or pet the user has a
+relation to tells that relation again, so the message becomes one more source of the fact.
 
 "My dog Ruby" is extracted once; "Ruby dug up the roses again" a month later is a second telling
 of the same fact (the user still has a dog called Ruby) that no extractor turns into a triple.

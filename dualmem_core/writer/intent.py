@@ -23,18 +23,8 @@ from .predicates import FAVOURITE_PREFIX, favourite_predicate
 
 # Relations to another person (or a pet): a question can ask for the relation itself ("who is her
 # sister?") or go through it to that person's facts ("where does her sister live?").
-RELATIONS = (
-    "spouse",
-    "partner",
-    "sibling",
-    "parent",
-    "child",
-    "relative",
-    "friend",
-    "colleague",
-    "knows",
-    "pet",
-)
+RELATIONS = ("spouse", "partner", "sibling", "parent", "child", "relative", "friend", "colleague", "knows",
+             "pet")
 
 
 def _cue(alternatives: tuple[str, ...] | str) -> re.Pattern[str]:
