@@ -191,3 +191,15 @@ def test_reproducible_ids_count_up_in_creation_order_and_end_with_the_block():
     assert other not in ids  # a new block, a new prefix: unique across runs
     after = [new_id("mem"), new_id("mem")]
     assert after[0][4:] != ids[0][4:] and len(after[0]) == len("mem_") + 32
+
+
+def test_the_loop_runs_on_both_stores(store):
+    """The real Writer, Editor and recall on each backend, on the dev part (2 users), scored."""
+    fixture = load_fixture(part="dev")
+    for user in fixture.users("dev"):
+        store.delete_user(user)
+    part = evaluate(store, fixture, parts=("dev",)).parts["dev"]
+    assert part.after["questions"] == len(fixture.questions)
+    assert part.after["recall@5"] >= 0.3  # fixtures/thresholds.json's floor for the part
+    assert part.after["current_wrongly_superseded"] == 0 and part.after["wrong_merges"] == 0
+    assert part.counts["sup_predicted"] > 0 and part.counts["ent_predicted"] > 0  # the Editor did work
