@@ -50,6 +50,15 @@ class Embedder(Protocol):
 _WORDS = re.compile(r"\w+")
 
 
+def unit_norm(vector: np.ndarray) -> np.float32:
+    """The float32 L2 norm of a float32 vector, the same on every machine: summed in float64 by
+    numpy's own loop, then rounded once. ``np.linalg.norm`` goes through the BLAS dot, whose
+    kernel (and so the order of its additions, and the last bit) depends on the CPU: the same
+    text embedded on an Intel and an AMD machine differed in its last bits."""
+    wide = vector.astype(np.float64)
+    return np.float32(np.sqrt(np.add.reduce(wide * wide)))
+
+
 class HashingEmbedder:
     """Deterministic bag of words and trigrams in ``dimension`` signed hash buckets."""
 
@@ -83,7 +92,7 @@ class HashingEmbedder:
             np.add.at(out.reshape(-1), np.asarray(buckets, dtype=np.intp) + rows,
                       np.asarray(weights, dtype=np.float32))
         for row, vector in enumerate(out):  # row by row, as recorded
-            norm = np.linalg.norm(vector)
+            norm = unit_norm(vector)
             if norm == 0:  # no word characters at all: a fixed vector, not a zero one
                 out[row, 0] = 1.0
             else:
