@@ -30,7 +30,11 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE INDEX editor_run_user IF NOT EXISTS FOR (n:EditorRun) ON (n.user_id)",
         "CREATE INDEX version_user_memory IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.memory_id)",
         "CREATE INDEX version_user_hash IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.content_hash)",
-        "CREATE INDEX version_user_predicate IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.predicate)",
+        # list_facts of a few predicates, latest first (recall's lookup of what a question asks for);
+        # it replaces the (user_id, predicate) index that stores made before it still carry.
+        "DROP INDEX version_user_predicate IF EXISTS",
+        "CREATE INDEX version_user_predicate_time IF NOT EXISTS FOR (n:MemoryVersion) "
+        "ON (n.user_id, n.predicate, n.valid_from)",
         "CREATE INDEX version_user_seq IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id, n.seq)",
         "CREATE INDEX version_tx_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.tx_to)",
         "CREATE INDEX version_valid_from IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_from)",

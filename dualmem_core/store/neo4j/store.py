@@ -709,14 +709,23 @@ class Neo4jStore(Store):
     def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]:
         self._flush_accesses()
         where, params = _filter_cypher(flt)
-        wanted = "v.predicate IS NOT NULL" if predicates is None else "v.predicate IN $predicates"
-        hint = "" if predicates is None else "USING INDEX v:MemoryVersion(user_id, predicate) "
+        order = "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit"
+        if predicates is None:
+            return self._search(
+                f"MATCH (v:MemoryVersion) WHERE {where['v']} AND v.predicate IS NOT NULL "
+                f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+                f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
+                params | {"limit": limit})
+        # One predicate at a time, read from the (user, predicate, valid_from) index latest first,
+        # so each stops at the limit instead of sorting every such fact; then merged.
         return self._search(
-            f"MATCH (v:MemoryVersion) {hint}WHERE {where['v']} AND {wanted} "
+            "UNWIND $predicates AS p CALL (p) { "
+            "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, predicate, valid_from) "
+            f"WHERE {where['v']} AND v.predicate = p AND v.valid_from IS NOT NULL "
             f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-            f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score "
-            "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit",
-            params | {"predicates": predicates, "limit": limit})
+            f"RETURN v, m {order} }} "
+            f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
+            params | {"predicates": list(dict.fromkeys(predicates)), "limit": limit})
 
     def _memory_owner(self, memory_id: str) -> str:
         owners = self._run(lambda tx: [r["u"] for r in tx.run(
