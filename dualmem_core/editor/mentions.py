@@ -87,7 +87,8 @@ def link_mentions(view: GraphView, live: dict, canonical: Callable[[str], str]) 
         for m, v in view.current.items()
         if fresh and m not in new_set and v.status != "duplicate" and _said_by_someone(view, m)
     ]
-    contested = _contested(view, set(targets))
+    sessions = {s for m in (*new, *older) for s in view.sessions_of(m)}
+    contested = _contested(view, set(targets), sessions)
     out = []
     for memory_ids, names in ((new, set(targets)), (sorted(older), fresh)):
         index = _by_first_word(names)
@@ -146,19 +147,21 @@ _PERSON_WORDS = re.compile(
 )
 
 
-def _contested(view: GraphView, names: set[str]) -> dict[str, set[str]]:
+def _contested(view: GraphView, names: set[str], sessions: set[str]) -> dict[str, set[str]]:
     """Session -> names a message of it gives a second bearer ("another Lucas", "Jean next door,
-    Jean Duthie I mean"): in that conversation the bare name may be either."""
+    Jean Duthie I mean"): in that conversation the bare name may be either. Only ``sessions``
+    (those of the messages this run links) are read."""
     index = _by_first_word(names)
     out: dict[str, set[str]] = defaultdict(set)
-    if not index:
+    if not index or not sessions:
         return out
     for memory_id, version in view.current.items():
-        if not _said_by_someone(view, memory_id):
+        here = view.sessions_of(memory_id) & sessions
+        if not here or not _said_by_someone(view, memory_id):
             continue
         for name, start, end in _occurrences(version.text, index):
             if _another(version.text, start, end):
-                for session in view.sessions_of(memory_id):
+                for session in here:
                     out[session].add(name)
     return out
 
@@ -169,7 +172,7 @@ def _another(text: str, start: int, end: int) -> bool:
     if _ANOTHER.search(text[max(0, start - 15) : start]):
         return True
     name = re.escape(text[start:end])
-    return any(_whole_name(text, m.start(), m.end()) is False
+    return any(not _whole_name(text, m.start(), m.end())
                for m in re.finditer(rf"(?<![\w'-]){name}(?![\w'-])", text) if m.start() != start)
 
 
