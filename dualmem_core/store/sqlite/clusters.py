@@ -17,8 +17,6 @@ again when the head's basis is (``vectors.py`` refits it when the rows double).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 
 ROWS_PER_GROUP = 400  # groups are fitted for about this many rows each (256 at 100k)
@@ -79,16 +77,9 @@ class HeadGroups:
         wanted = min(PROBES, self.centroids.shape[0])
         return np.argpartition(-scores, wanted - 1, axis=1)[:, :wanted]
 
-    def candidates(self, with_rest: np.ndarray, floor: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(queries, rows): per probed group, the queries that probe it and the group's sorted rows
-        whose bound reaches ``floor`` for one of them, to be scored in full against them."""
-        probes = self.probes(with_rest[:, :-1])
-        for group in np.unique(probes):
-            lo, hi = self.starts[group], self.starts[group + 1]
-            if lo == hi:
-                continue
-            asking = np.flatnonzero((probes == group).any(axis=1))
-            bound = with_rest[asking] @ self.head[lo:hi].T  # (asking queries) x (rows of the group)
-            passing = np.flatnonzero((bound >= floor).any(axis=0))
-            if passing.size:
-                yield asking, self.rows[lo + passing]
+    def bounds(self, query: np.ndarray, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, bound): the row numbers of the groups ``probes`` and the bound on each of one
+        query (its head coordinates and rest length) over them."""
+        spans = [(self.starts[g], self.starts[g + 1]) for g in probes]
+        rows = np.concatenate([self.rows[lo:hi] for lo, hi in spans])
+        return rows, np.concatenate([self.head[lo:hi] @ query for lo, hi in spans])

@@ -10,12 +10,11 @@ principal directions, and the length of the rest: for unit vectors
     q . x  <=  q_head . x_head + |q_rest| * |x_rest|      (Cauchy-Schwarz on the rest)
 
 so a row whose bound is below the write's neighbour threshold cannot score above it, and is
-not scored in full. The bound costs a quarter of a full product (96 of 384 coordinates). With
-64 coordinates, on the writer benchmark's chat text (hashing embedder, 100k rows: the top 64
-directions hold 78% of the variance) it left 1.5% of the rows for one query (p90 3.9%); a
-batch's queries share one bound product, and a block of rows is scored in full only where some
-query's bound passes (35% of the rows for a batch of 41). The links are those of a full scan,
-up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS rows on, the search
+not scored in full. The bound costs a quarter of a full product (96 of 384 coordinates). Only
+a query's k best count, so the rows of best bound are scored first and their k-th best score
+raises the threshold for the rest (``_best_by_bound``): near-copies are common in chat, and a
+threshold of 0.75 alone left ~300 rows a query to gather and score at 100k. The links are those
+of a full scan, up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS rows on, the search
 looks only in the groups of rows nearest each query (``clusters.py``), through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
@@ -160,9 +159,9 @@ class UserVectors:
         k = min(k, self.size)
         mask = self._mask(flt)
         if self.size >= GROUPED_ROWS and self._prunes():
-            rows, cols, scores = self._above_grouped(unit_queries, mask, min_score)
+            rows, cols, scores = self._above_grouped(unit_queries, mask, min_score, k)
         elif self._prunes():
-            rows, cols, scores = self._above_pruned(unit_queries, mask, min_score)
+            rows, cols, scores = self._above_pruned(unit_queries, mask, min_score, k)
         else:
             rows, cols, scores = self._above(unit_queries, mask, min_score)
         rids = self.cols["rid"]
@@ -196,54 +195,64 @@ class UserVectors:
         keep = mask[rows]
         return rows[keep], cols[keep], values[keep]
 
-    def _above_pruned(self, unit_queries: np.ndarray, mask: np.ndarray,
-                      min_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``_above`` through the bound: a block's rows are scored in full only if the bound
-        cannot rule them out for some query, against all queries (one product, then the same
-        ``>= min_score`` test, so the rows and scores found are those of ``_above``)."""
+    def _above_pruned(self, unit_queries: np.ndarray, mask: np.ndarray, min_score: float,
+                      k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, query, score) of the rows that can be among each query's k best at or above
+        ``min_score``, through the bound over all rows (``_best_by_bound``)."""
         rested = with_rest(unit_queries, self.basis)
-        # One to three queries (a single remember): a matrix-vector product each, over all rows
-        # at once (BLAS is slow at thin matrix products, and a product per block costs more).
-        thin = len(unit_queries) <= 3
-        bounds = np.max([q @ self.head_t[:, : self.size] for q in rested], axis=0) if thin else None
-        found = []
-        for start in range(0, self.size, _BLOCK):
-            end = min(start + _BLOCK, self.size)
-            # All queries' bounds in one product, a quarter of the cost of the full scores.
-            if bounds is not None:
-                bound = bounds[start:end]
-            else:
-                bound = (rested @ self.head_t[:, start:end]).max(axis=0)
-            possible = np.flatnonzero((bound >= min_score - _SLACK) & mask[start:end])
-            if possible.size > (end - start) // 2:  # too few ruled out: scoring all beats gathering
-                found.append(self._scored(start, self.matrix[start:end], unit_queries, mask, min_score))
-            elif possible.size:
-                found.append(self._scored(start, self.matrix[start + possible], unit_queries, mask,
-                                          min_score, possible))
-        if not found:
-            empty = np.zeros(0, dtype=np.intp)
-            return empty, empty, np.zeros(0, dtype=np.float32)
+        # Every query's bound on every row: a matrix product block by block; one to three queries
+        # (a single remember) a matrix-vector product each, over all rows at once (BLAS is slow
+        # at thin matrix products).
+        if len(unit_queries) <= 3:
+            bounds = np.stack([q @ self.head_t[:, : self.size] for q in rested])
+        else:
+            bounds = np.hstack([rested @ self.head_t[:, start: min(start + _BLOCK, self.size)]
+                                for start in range(0, self.size, _BLOCK)])
+        bounds[:, ~mask[: self.size]] = -np.inf
+        rows = np.arange(self.size)
+        found = [self._best_by_bound(i, q, rows, bound, min_score, k)
+                 for i, (q, bound) in enumerate(zip(unit_queries, bounds, strict=True))]
         return tuple(np.concatenate(a) for a in zip(*found, strict=True))
 
-    def _above_grouped(self, unit_queries: np.ndarray, mask: np.ndarray,
-                       min_score: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``_above`` over the rows of each query's nearest groups and the unsorted tail
-        (``clusters.py``): the bound first, then full scores of the rows it leaves."""
+    def _above_grouped(self, unit_queries: np.ndarray, mask: np.ndarray, min_score: float,
+                       k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As ``_above_pruned``, over the rows of each query's nearest groups and the unsorted
+        tail (``clusters.py``)."""
         groups = self._grouped()
         rested = with_rest(unit_queries, self.basis)
-        floor = min_score - _SLACK
-        batches = list(groups.candidates(rested, floor))
-        if groups.sorted_upto < self.size:  # written since the last sort: every query scans them
-            bound = rested @ self.head_t[:, groups.sorted_upto: self.size]
-            passing = np.flatnonzero((bound >= floor).any(axis=0))
-            batches.append((np.arange(len(unit_queries)), groups.sorted_upto + passing))
-        found = [(np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32))]
-        for asking, rows in batches:  # each group's rows read once, scored against its queries
-            rows = rows[mask[rows]]
-            scores = self.matrix[rows] @ unit_queries[asking].T
-            r, q = np.nonzero(scores >= min_score)
-            found.append((rows[r], asking[q], scores[r, q]))
+        probes = groups.probes(rested[:, :-1])
+        tail = np.arange(groups.sorted_upto, self.size)  # written since the last sort: scanned by all
+        tail_bounds = rested @ self.head_t[:, groups.sorted_upto: self.size]
+        found = []
+        for i, q in enumerate(unit_queries):
+            rows, bound = groups.bounds(rested[i], probes[i])
+            rows, bound = np.concatenate([rows, tail]), np.concatenate([bound, tail_bounds[i]])
+            bound[~mask[rows]] = -np.inf
+            found.append(self._best_by_bound(i, q, rows, bound, min_score, k))
         return tuple(np.concatenate(a) for a in zip(*found, strict=True))
+
+    def _best_by_bound(self, query_index: int, unit_query: np.ndarray, rows: np.ndarray,
+                       bound: np.ndarray, min_score: float, k: int) -> tuple[np.ndarray, ...]:
+        """(row, query, score) at or above ``min_score`` of every row of ``rows`` that can be
+        among the query's k best, given each row's bound (-inf for a row the filter refuses).
+
+        Chat text has many near-copies: on the writer benchmark's 100k rows a new memory had
+        about 300 rows above 0.75 in its groups, and gathering all of them to score in full was
+        most of the search. So the 2k best-bounded rows are scored first: the k-th best of
+        those scores is a floor that no row of the answer lies below, and only rows whose bound
+        reaches it are scored. The answer is the one scoring every row would give. (On those
+        100k rows 2k picks left 184 rows a query to score, k picks 269, the true k-th best 183.)
+        """
+        wanted = 2 * k
+        picks = np.argpartition(-bound, wanted - 1)[:wanted] if rows.size > wanted else np.arange(rows.size)
+        picks = picks[np.isfinite(bound[picks])]
+        floor = min_score
+        if picks.size >= k:
+            floor = max(floor, float(np.partition(self.matrix[rows[picks]] @ unit_query, -k)[-k]))
+        passing = np.flatnonzero(bound >= floor - _SLACK)
+        scores = self.matrix[rows[passing]] @ unit_query
+        keep = scores >= min_score
+        return rows[passing[keep]], np.full(int(keep.sum()), query_index, dtype=np.intp), scores[keep]
 
     def _grouped(self) -> HeadGroups:
         """The rows' groups, fitted and sorted when missing, re-sorted when their tail is long."""
