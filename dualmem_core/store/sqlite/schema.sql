@@ -16,6 +16,9 @@ CREATE TABLE IF NOT EXISTS episodes (
     created_by TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS episodes_by_source ON episodes (user_id, source_id);
+-- A memory's sources join each FROM edge to its episode's time and source id: from this
+-- index, not the episode rows (their text makes them many pages).
+CREATE INDEX IF NOT EXISTS episodes_said ON episodes (id, user_id, observed_at, source_id);
 
 CREATE TABLE IF NOT EXISTS memories (
     id TEXT PRIMARY KEY,
@@ -105,7 +108,11 @@ CREATE TABLE IF NOT EXISTS edges (
     tx_from INTEGER NOT NULL,
     tx_to INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS edges_by_src ON edges (user_id, src_id, type);
+-- With the end time and the far end: a memory's sources (its open FROM edges, hundreds for a
+-- message told hundreds of times) are read from the index alone, no row lookups. It replaces
+-- edges_by_src (user_id, src_id, type), its prefix, in files made before it.
+CREATE INDEX IF NOT EXISTS edges_from_src ON edges (user_id, src_id, type, tx_to, dst_id);
+DROP INDEX IF EXISTS edges_by_src;
 CREATE INDEX IF NOT EXISTS edges_by_dst ON edges (user_id, dst_id, type);
 
 CREATE TABLE IF NOT EXISTS runs (

@@ -73,7 +73,7 @@ _STATE_QUERIES = {
 # otherwise ship 384 floats a hit.
 # Without ANALYZE statistics SQLite may read a whole user's edges through the other index;
 # lookups by one end name the index of that end.
-_BY_SRC = "edges INDEXED BY edges_by_src"
+_BY_SRC = "edges INDEXED BY edges_from_src"
 _BY_DST = "edges INDEXED BY edges_by_dst"
 _ENTITY_COLUMNS_E = R.prefixed(R.ENTITY_COLUMNS, "e")
 _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.embedding', 'NULL')}, "
@@ -671,6 +671,7 @@ class SQLiteStore(Store):
         conn = self._conn()
         seeds = json.dumps(memory_ids)
         mentions = "FROM edges WHERE user_id = ? AND type = 'MENTIONS' AND tx_to = ?"
+        by_dst = mentions.replace("edges", _BY_DST)  # the planner, without statistics, may take another
         entities = conn.execute(
             f"SELECT dst_id, group_concat(src_id, char(31)) {mentions.replace('edges', _BY_SRC)} "
             "AND src_id IN (SELECT value FROM json_each(?)) GROUP BY dst_id",
@@ -681,7 +682,7 @@ class SQLiteStore(Store):
         def count(conn: sqlite3.Connection, missing: list[str]) -> list[tuple]:
             # Each entity's mentions counted only up to the hub limit: a hub's full count is not needed.
             return conn.execute(
-                f"SELECT e.value, (SELECT count(*) FROM (SELECT 1 {mentions} AND dst_id = e.value LIMIT ?)) "
+                f"SELECT e.value, (SELECT count(*) FROM (SELECT 1 {by_dst} AND dst_id = e.value LIMIT ?)) "
                 "FROM json_each(?) e", (user_id, FAR, cap, json.dumps(missing))).fetchall()
 
         degrees = self._through_kept(
@@ -689,7 +690,7 @@ class SQLiteStore(Store):
             lambda k, _, rows: k.keep_degrees(rows, cap), lambda k, ids: k.known_degrees(ids, cap))
         kept = [e for e, degree in degrees.items() if degree <= max_entity_degree]
         rows = conn.execute(
-            f"SELECT src_id, dst_id {mentions} AND dst_id IN (SELECT value FROM json_each(?)) "
+            f"SELECT src_id, dst_id {by_dst} AND dst_id IN (SELECT value FROM json_each(?)) "
             "AND src_id NOT IN (SELECT value FROM json_each(?))",
             (user_id, FAR, json.dumps(kept), seeds)).fetchall()
         return rank_neighbours(rows, seeds_of, limit)
@@ -751,7 +752,7 @@ class SQLiteStore(Store):
             # One read, no edge or episode objects: a repeated message has hundreds of sources.
             return conn.execute(
                 "SELECT e.src_id, p.observed_at, coalesce(p.source_id, p.id) FROM edges e INDEXED BY "
-                "edges_by_src JOIN episodes p ON p.id = e.dst_id AND p.user_id = e.user_id "
+                "edges_from_src JOIN episodes p INDEXED BY episodes_said ON p.id = e.dst_id AND p.user_id = e.user_id "
                 "WHERE e.user_id = ? AND e.type = 'FROM' AND e.tx_to = ? "
                 "AND e.src_id IN (SELECT value FROM json_each(?))",
                 (user_id, FAR, json.dumps(missing))).fetchall()
