@@ -215,6 +215,12 @@ class VectorCache:
                 total -= evicted.rows
             return entry
 
+    def holds(self, user_id: str) -> bool:
+        """Whether a copy of the user's vectors was loaded (it may be behind: see ``refresh``)."""
+        with self._lock:
+            entry = self._users.get(user_id)
+        return entry is not None and entry.seq >= 0
+
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
         """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
         clock = tx.run("OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
