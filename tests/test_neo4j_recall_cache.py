@@ -1,9 +1,9 @@
 """Neo4j's vector search ranks present beliefs by the process's vector cache when it holds the
-user (in the statement of the other searches), else asks the HNSW index first; when the filters
-leave fewer than k, current versions are ranked exactly by the process's vector cache: the filters applied to its best
-candidates in order, widened until k pass, another store object's writes and deletions seen;
-a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one statement
-answers as the two reads it replaces; after deletions the cache resyncs by id."""
+user (in the statement of the other search), else asks the HNSW index first; when the filters
+leave fewer than k, current versions are ranked exactly by the cache: the filters applied to its
+best candidates in order, widened until k pass, another store object's writes and deletions
+seen; a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one
+statement answers as the two reads it replaces; after deletions the cache resyncs by id."""
 
 from __future__ import annotations
 
@@ -73,9 +73,9 @@ def test_a_present_search_ranks_by_the_held_copy_in_one_statement(neo4j_store, u
     statements = []
     run = neo4j_module.Neo4jStore._searches
 
-    def recording(self, heads, params, clock=False, limits=None):
+    def recording(self, heads, params, clock=False):
         statements.append(heads)
-        return run(self, heads, params, clock, limits)
+        return run(self, heads, params, clock)
 
     monkeypatch.setattr(neo4j_module.Neo4jStore, "_searches", recording)
     for ask, index_lists in zip(asks, by_index, strict=True):
@@ -98,9 +98,9 @@ def test_a_past_known_at_finds_closed_versions_through_the_index(neo4j_store, us
     queries = []
     run = neo4j_module.Neo4jStore._searches
 
-    def recording(self, heads, params, clock=False, limits=None):
+    def recording(self, heads, params, clock=False):
         queries.extend(heads)
-        return run(self, heads, params, clock, limits)
+        return run(self, heads, params, clock)
 
     monkeypatch.setattr(neo4j_module.Neo4jStore, "_searches", recording)
     hits = neo4j_store.vector_search(vec(1, 0), SearchFilter(user, known_at=before), k=1)

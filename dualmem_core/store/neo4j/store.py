@@ -451,13 +451,13 @@ class Neo4jStore(Store):
             params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        others = ([text], ["k"])
+        others = [text]
         if flt.known_at is None and self._vectors.holds(flt.user_id):
             lists = self._cached_vector_search(unit_query, flt.user_id, k, tail, params, others, HELD_FETCH)
         else:
             vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
                       f"YIELD node AS v, score {tail}")
-            lists = self._searches([vector, *others[0]], params, limits=["k", *others[1]])
+            lists = self._searches([vector, *others], params)
             for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
                 hit.score = 2.0 * hit.score - 1.0
             if len(lists[0]) < k and flt.known_at is None:
@@ -472,15 +472,14 @@ class Neo4jStore(Store):
         return lists[0], lists[1]
 
     def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
-                              params: dict, others: tuple[list[str], list[str]] = ([], []),
-                              fetch: int = CACHE_FETCH) -> list[list[SearchHit]]:
+                              params: dict, others: list[str] = (), fetch: int = CACHE_FETCH
+                              ) -> list[list[SearchHit]]:
         """The top k current versions by exact cosine that pass the filters (``tail``): the
         cache's best candidates go in in order, k * ``fetch`` of them, widened CACHE_WIDEN-fold
         until k pass or every current version of the user was tried. ``others``: more heads of
-        ``_searches`` (and their limits), run in the first statement; their lists follow."""
+        ``_searches``, run in the first statement; their lists follow."""
         vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
                   f"WITH v, c[1] AS score {tail}")
-        heads, limits = others
         entry = self._vectors.entry(user_id)
         wanted, caught_up, found = k * fetch, False, None  # found: the other heads' lists
         while True:
@@ -492,9 +491,8 @@ class Neo4jStore(Store):
             # The user's clock comes back with the hits: when the cache was behind (another
             # process wrote), it catches up and the search runs again, once: a write landing
             # after that is the race any read-then-search has.
-            lists, clock = self._searches([vector, *(heads if found is None else [])],
-                                          params | {"candidates": [list(c) for c in candidates]},
-                                          clock=True, limits=["k", *limits])
+            lists, clock = self._searches([vector, *(others if found is None else [])],
+                                          params | {"candidates": [list(c) for c in candidates]}, clock=True)
             if [clock[0] or 0, clock[1]] != ranked_at and not caught_up:
                 with entry.lock:
                     self._run(self._vectors.refresh, user_id, entry, write=False)
@@ -525,14 +523,11 @@ class Neo4jStore(Store):
             hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
 
-    def _searches(self, heads: list[str], params: dict, clock: bool = False,
-                  limits: list[str] | None = None) -> Any:
+    def _searches(self, heads: list[str], params: dict, clock: bool = False) -> Any:
         """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
-        each (or of the parameter ``limits`` names for it), best first. An empty head gives an
-        empty list. With ``clock``, also the user's clock as [seq, epoch] (see ``vectors``),
-        read in the same statement."""
-        limits = limits or ["k"] * len(heads)
-        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT ${limits[i]} "
+        each, best first. An empty head gives an empty list. With ``clock``, also the user's
+        clock as [seq, epoch] (see ``vectors``), read in the same statement."""
+        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
                  f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
                  for i, head in enumerate(heads) if head]
         columns = [f"hits{i}" for i, h in enumerate(heads) if h]
@@ -733,9 +728,15 @@ class Neo4jStore(Store):
                 f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
                 f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
                 params | {"limit": limit})
+        # One predicate at a time, read from the (user, predicate, valid_from) index latest first,
+        # so each stops at the limit instead of sorting every such fact; then merged.
         return self._search(
-            f"{_facts_head(where, predicates)} RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, score "
-            "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id",
+            "UNWIND $predicates AS p CALL (p) { "
+            "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, predicate, valid_from) "
+            f"WHERE {where['v']} AND v.predicate = p AND v.valid_from IS NOT NULL "
+            f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+            f"RETURN v, m {order} }} "
+            f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
             params | {"predicates": list(dict.fromkeys(predicates)), "limit": limit})
 
     def _memory_owner(self, memory_id: str) -> str:
@@ -832,19 +833,6 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
         return f"{alias}.tx_to = {FAR}", {}
     known = R.time_param("known")  # times go as integer pairs: a DATETIME parameter packs slowly
     return f"{alias}.tx_from <= {known} AND {known} < {alias}.tx_to", {"known": R.time_pair(known_at)}
-
-
-def _facts_head(where: dict[str, str], predicates: list[str]) -> str:
-    """Cypher yielding ``v``, ``m``, ``score`` (0.0): the latest $limit facts of $predicates that
-    pass ``where`` (``_filter_cypher``), latest valid_from first. One predicate at a time, read
-    from the (user, predicate, valid_from) index latest first, so each stops at the limit
-    instead of sorting every such fact; then merged."""
-    order = "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT $limit"
-    return ("UNWIND $predicates AS p CALL (p) { "
-            "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, predicate, valid_from) "
-            f"WHERE {where['v']} AND v.predicate = p AND v.valid_from IS NOT NULL "
-            f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-            f"RETURN v, m {order} }} WITH v, m {order} WITH v, m, 0.0 AS score")
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:

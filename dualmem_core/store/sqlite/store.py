@@ -752,7 +752,8 @@ class SQLiteStore(Store):
             # One read, no edge or episode objects: a repeated message has hundreds of sources.
             return conn.execute(
                 "SELECT e.src_id, p.observed_at, coalesce(p.source_id, p.id) FROM edges e INDEXED BY "
-                "edges_from_src JOIN episodes p INDEXED BY episodes_said ON p.id = e.dst_id AND p.user_id = e.user_id "
+                "edges_from_src JOIN episodes p INDEXED BY episodes_said "
+                "ON p.id = e.dst_id AND p.user_id = e.user_id "
                 "WHERE e.user_id = ? AND e.type = 'FROM' AND e.tx_to = ? "
                 "AND e.src_id IN (SELECT value FROM json_each(?))",
                 (user_id, FAR, json.dumps(missing))).fetchall()
