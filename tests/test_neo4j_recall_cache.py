@@ -1,9 +1,8 @@
-"""Neo4j's vector search ranks present beliefs by the process's vector cache when it holds the
-user (in the statement of the other search), else asks the HNSW index first; when the filters
-leave fewer than k, current versions are ranked exactly by the cache: the filters applied to its
-best candidates in order, widened until k pass, another store object's writes and deletions
-seen; a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one
-statement answers as the two reads it replaces; after deletions the cache resyncs by id."""
+"""Neo4j's vector search asks the HNSW index first; when the filters leave fewer than k, current
+versions are ranked exactly by the process's vector cache: the filters applied to its best
+candidates in order, widened until k pass, another store object's writes and deletions seen;
+a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one statement
+answers as the two reads it replaces; after deletions the cache resyncs by id."""
 
 from __future__ import annotations
 
@@ -56,35 +55,6 @@ def test_the_exact_ranking_sees_another_store_objects_writes_and_deletions(two_s
     assert [h.memory.id for h in reader.vector_search(vec(1, 0), in_b, k=2)] == [closer.id, east.id]
     writer.forget(user, memory_ids=[closer.id])  # a new epoch: the reader resyncs the user
     assert [h.memory.id for h in reader.vector_search(vec(1, 0), in_b, k=2)] == [east.id]
-
-
-@pytest.mark.neo4j
-def test_a_present_search_ranks_by_the_held_copy_in_one_statement(neo4j_store, user, monkeypatch):
-    b = Builder(user)
-    for i in range(6):
-        b.memory(f"close {i}", _near(i), valid_from=at(i + 1), mem_kw={"session_id": "a" if i % 2 else "b"})
-    b.memory("far away", vec(0.1, 1.0))
-    neo4j_store.write(b.batch)
-    # k such that neither list needs a second, widened statement
-    asks = [(vec(1, 0), "close", SearchFilter(user), 3), (vec(0, 1), "away", SearchFilter(user), 1),
-            (vec(1, 0), "close", SearchFilter(user, session_id="a", valid_at=at(4)), 2)]
-    by_index = [neo4j_store.hybrid_search(*ask) for ask in asks]
-    neo4j_store.nearest_memories(user, [vec(1, 0)], 3, 0.0)  # loads the copy, as a Writer's write does
-    statements = []
-    run = neo4j_module.Neo4jStore._searches
-
-    def recording(self, heads, params, clock=False):
-        statements.append(heads)
-        return run(self, heads, params, clock)
-
-    monkeypatch.setattr(neo4j_module.Neo4jStore, "_searches", recording)
-    for ask, index_lists in zip(asks, by_index, strict=True):
-        statements.clear()
-        copy_lists = neo4j_store.hybrid_search(*ask)
-        assert len(statements) == 1 and not any("db.index.vector" in head for head in statements[0])
-        for index_list, copy_list in zip(index_lists, copy_lists, strict=True):
-            assert [h.version.id for h in index_list] == [h.version.id for h in copy_list] and copy_list
-            assert [h.score for h in copy_list] == pytest.approx([h.score for h in index_list], abs=1e-5)
 
 
 @pytest.mark.neo4j

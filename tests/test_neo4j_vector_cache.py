@@ -176,35 +176,3 @@ def test_the_bound_finds_exactly_what_a_full_scan_finds():
         for got, want in zip(found, wanted, strict=True):
             assert [m for m, _ in got] == [m for m, _ in want]
             assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
-
-
-def test_ranked_versions_over_many_rows_ranks_by_the_head_then_scores_in_full(monkeypatch):
-    """From APPROX_ROWS rows on, recall's ranking of the copy reads the head first: its cosines
-    are exact, its top rows nearly all the exact scan's, and closed versions never come back."""
-    from dualmem_core.store.neo4j import vectors as V
-
-    monkeypatch.setattr(V, "APPROX_ROWS", PRUNE_ROWS)
-    monkeypatch.setattr(V, "CANDIDATES", 400)
-    rng = np.random.default_rng(9)
-    centres = rng.standard_normal((200, DIM)).astype(np.float32)
-    n = PRUNE_ROWS + 2000
-    rows = centres[rng.integers(0, 200, n)] + 0.6 * rng.standard_normal((n, DIM)).astype(np.float32)
-    cache = UserVectors(DIM, "epoch", 1)
-    cache.apply([(f"v{i}", f"m{i}", True, rows[i]) for i in range(n)])
-    cache.apply([(f"v{i}", f"m{i}", False, None) for i in range(0, n, 5)])  # closed: must not return
-    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-    queries = unit[rng.integers(0, n, 30)] + 0.02 * rng.standard_normal((30, DIM)).astype(np.float32)
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
-    agree = 0
-    for q in queries:
-        ranked, every = cache.ranked_versions(q, 20)
-        assert not every and len(ranked) >= 20 and cache.basis is not None
-        exact = {f"v{i}": float(unit[i] @ q) for i in range(n) if i % 5}
-        assert all(vid in exact and abs(score - exact[vid]) < 1e-5 for vid, score in ranked)
-        assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
-        best = sorted(exact, key=lambda vid: -exact[vid])[:20]
-        agree += len(set(best) & {vid for vid, _ in ranked[:20]})
-    assert agree >= 0.9 * 20 * len(queries)
-    wide, _ = cache.ranked_versions(queries[0], 200)  # n near CANDIDATES: the exact scan
-    assert [vid for vid, _ in wide[:20]] == sorted(
-        (f"v{i}" for i in range(n) if i % 5), key=lambda vid: -float(unit[int(vid[1:])] @ queries[0]))[:20]

@@ -72,7 +72,6 @@ _MEMORY = R.projection("m", "Memory")
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
 VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
 CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
-HELD_FETCH = 2  # the same when the copy ranks first: filters rarely reject, and each costs a lookup
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 # An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
 # (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
@@ -429,59 +428,49 @@ class Neo4jStore(Store):
 
     def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
                        k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        """Both searches in one statement: a round trip is 4-10 ms here. Each widens on its own
-        (a rare second round trip) when the filters left it fewer than k hits.
+        """Both index searches in one statement; each widens on its own (a rare second round
+        trip) when the filters left it fewer than k hits.
 
-        The vector list of a present belief (no ``known_at``) is ranked from this process's copy
-        of the user's current vectors when it holds one (a process that writes for the user
-        does: the Writer's neighbour search loads it), the statement fetching the candidates by
-        id: on the writer benchmark at 10k the HNSW index took 37 ms (p50) to return 80
-        candidates, 21 ms for 20 (its walk runs per Lucene segment, and a store written in
-        batches has many), an exact scan of the copy about 1 ms. Otherwise, and as of a past
-        ``known_at`` (closed versions too), the HNSW index is asked for k * VECTOR_FETCH
-        candidates; when the filters leave fewer than k, current versions come from the copy
-        as many as it takes, past beliefs from a user-scoped scan on the server."""
+        The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
+        and was most of a recall (at 10k, min of 20: 9 ms for 50, 12 for 200, 22 for 400), and
+        at 100k it beat an exact scan of the cached vectors (memory-bound, 15+ ms). When the
+        filters leave fewer than k (or other users' vectors crowd the fetch), current versions
+        are ranked exactly from this process's vector cache, as many as it takes; as of a past
+        ``known_at`` (closed versions too), by a user-scoped scan on the server."""
         where, params = _filter_cypher(flt)
-        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100),
-                   "vfetch": k * VECTOR_FETCH}
+        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
+        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
+                  f"YIELD node AS v, score {tail}")
         text = ""
         if terms:
             words = " OR ".join(f'"{t}"' for t in terms)
             params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        others = [text]
-        if flt.known_at is None and self._vectors.holds(flt.user_id):
-            lists = self._cached_vector_search(unit_query, flt.user_id, k, tail, params, others, HELD_FETCH)
+        lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
+        if len(lists[0]) < k and flt.known_at is None:
+            lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)
         else:
-            vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
-                      f"YIELD node AS v, score {tail}")
-            lists = self._searches([vector, *others], params)
-            for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
-                hit.score = 2.0 * hit.score - 1.0
-            if len(lists[0]) < k and flt.known_at is None:
-                lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)[0]
-            elif len(lists[0]) < k:
+            if len(lists[0]) < k:
                 exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
                          f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
-                lists[0] = [SearchHit(h.memory, h.version, 2.0 * h.score - 1.0)
-                            for h in self._searches([exact], params)[0]]
+                lists[0] = self._searches([exact], params)[0]
+            for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
+                hit.score = 2.0 * hit.score - 1.0
         if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
             lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
         return lists[0], lists[1]
 
     def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
-                              params: dict, others: list[str] = (), fetch: int = CACHE_FETCH
-                              ) -> list[list[SearchHit]]:
+                              params: dict) -> list[SearchHit]:
         """The top k current versions by exact cosine that pass the filters (``tail``): the
-        cache's best candidates go in in order, k * ``fetch`` of them, widened CACHE_WIDEN-fold
-        until k pass or every current version of the user was tried. ``others``: more heads of
-        ``_searches``, run in the first statement; their lists follow."""
+        cache's best candidates go in in order, k * CACHE_FETCH of them, widened CACHE_WIDEN-fold
+        until k pass or every current version of the user was tried."""
         vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
                   f"WITH v, c[1] AS score {tail}")
         entry = self._vectors.entry(user_id)
-        wanted, caught_up, found = k * fetch, False, None  # found: the other heads' lists
+        wanted, caught_up = k * CACHE_FETCH, False
         while True:
             with entry.lock:
                 if entry.seq < 0:  # never loaded: no point ranking an empty cache
@@ -491,16 +480,15 @@ class Neo4jStore(Store):
             # The user's clock comes back with the hits: when the cache was behind (another
             # process wrote), it catches up and the search runs again, once: a write landing
             # after that is the race any read-then-search has.
-            lists, clock = self._searches([vector, *(others if found is None else [])],
-                                          params | {"candidates": [list(c) for c in candidates]}, clock=True)
+            lists, clock = self._searches([vector], params | {"candidates": [list(c) for c in candidates]},
+                                          clock=True)
             if [clock[0] or 0, clock[1]] != ranked_at and not caught_up:
                 with entry.lock:
                     self._run(self._vectors.refresh, user_id, entry, write=False)
                 caught_up = True
                 continue
-            found = lists[1:] if found is None else found
             if len(lists[0]) >= k or every:
-                return [lists[0], *found]
+                return lists[0]
             wanted *= CACHE_WIDEN
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,

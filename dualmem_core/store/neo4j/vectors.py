@@ -47,8 +47,6 @@ PRUNE_ROWS = 5_000  # below this many rows a full product is cheap: no bound
 # few messages goes through the bound.
 BOUND_QUERIES = 3
 HEAD = 64  # principal coordinates per row for the bound
-APPROX_ROWS = 20_000  # from this many rows on, ``ranked_versions`` ranks by the head first
-CANDIDATES = 2_000  # rows it then scores in full
 _SAMPLE = 4_096  # rows the principal directions are fitted on
 _SLACK = 1e-4  # far above float32 rounding of a cosine: the bound never drops a true neighbour
 
@@ -136,39 +134,19 @@ class UserVectors:
     def ranked_versions(self, unit: np.ndarray, n: int) -> tuple[list[tuple[str, float]], bool]:
         """The n current versions closest to one unit vector, as (version id, cosine) best
         first, plus every version tied with the n-th (a cut never splits equal scores); and
-        whether that is all of them.
-
-        From APPROX_ROWS rows on, for an n well below CANDIDATES, the rows are ranked by their
-        head coordinates first (a sixth of the bytes) and the best CANDIDATES scored in full:
-        an exact scan of 100k rows took 30-60 ms a recall beside a busy server, most of it
-        reading 150 MB. The cosines are exact; which rows are found is approximate, as the
-        HNSW index's are (on the embedded store's 100k benchmark rows, 64 coordinates and 2,000
-        candidates kept 97% of an exact top 20)."""
+        whether that is all of them."""
         size = len(self.version_ids)
-        query = unit.astype(np.float32)
-        if self.rows >= APPROX_ROWS and 4 * n <= CANDIDATES and self._fit_bound():
-            rough = self.head[:size, :HEAD] @ (query @ self.basis)
-            rough[~self.live[:size]] = -np.inf
-            pool = np.argpartition(-rough, CANDIDATES - 1)[:CANDIDATES]
-            pool = pool[np.isfinite(rough[pool])]
-            scores = np.full(size, -np.inf, dtype=np.float32)
-            scores[pool] = self.matrix[pool] @ query
-            bar = -np.partition(-scores[pool], n - 1)[n - 1]
-            return self._ranked(pool[scores[pool] >= bar], scores), False
-        scores = self.matrix[:size] @ query
+        scores = self.matrix[:size] @ unit.astype(np.float32)
         live = np.flatnonzero(self.live[:size])
         if live.size > n:
             bar = -np.partition(-scores[live], n - 1)[n - 1]
             picked = live[scores[live] >= bar]
         else:
             picked = live
-        return self._ranked(picked, scores), picked.size == live.size
-
-    def _ranked(self, rows: np.ndarray, scores: np.ndarray) -> list[tuple[str, float]]:
-        """(version id, score) of ``rows``, best first, equal scores by id."""
         ids = self.version_ids
-        return sorted(((ids[row], float(scores[row])) for row in rows.tolist()),
-                      key=lambda item: (-item[1], item[0]))
+        ranked = sorted(((ids[row], float(scores[row])) for row in picked.tolist()),
+                        key=lambda item: (-item[1], item[0]))
+        return ranked, picked.size == live.size
 
     def _best(self, rows: np.ndarray, scores: np.ndarray, k: int,
               wide: int | None = None) -> list[tuple[str, float]]:
@@ -236,12 +214,6 @@ class VectorCache:
                 _, evicted = self._users.popitem(last=False)
                 total -= evicted.rows
             return entry
-
-    def holds(self, user_id: str) -> bool:
-        """Whether a copy of the user's vectors was loaded (it may be behind: see ``refresh``)."""
-        with self._lock:
-            entry = self._users.get(user_id)
-        return entry is not None and entry.seq >= 0
 
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
         """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
