@@ -13,9 +13,10 @@ so a row whose bound is below the write's neighbour threshold cannot score above
 not scored in full. The bound costs a quarter of a full product (96 of 384 coordinates). Only
 a query's k best count, so the rows of best bound are scored first and their k-th best score
 raises the threshold for the rest (``_best_by_bound``): near-copies are common in chat, and a
-threshold of 0.75 alone left ~300 rows a query to gather and score at 100k. The links are those
-of a full scan, up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS rows on, the search
-looks only in the groups of rows nearest each query (``clusters.py``), through the same bound.
+threshold of 0.75 alone left ~300 rows a query to gather and score at 100k. The links are
+those of a full scan, up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS
+rows on, the search looks only in the groups of rows nearest each query (``clusters.py``),
+through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
 every admitted row (a quarter of the bytes of the full vectors, so a quarter of the scan), and
@@ -182,16 +183,16 @@ class UserVectors:
         return tuple(np.concatenate(a) for a in zip(*found, strict=True))
 
     def _scored(self, start: int, rows_block: np.ndarray, unit_queries: np.ndarray, mask: np.ndarray,
-                min_score: float, at: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
-        """(row, query, score) at or above ``min_score`` among ``rows_block`` (rows ``start + at``,
-        or ``start`` onwards), scored in full against every query."""
+                min_score: float) -> tuple[np.ndarray, ...]:
+        """(row, query, score) at or above ``min_score`` among ``rows_block`` (rows ``start``
+        onwards), scored in full against every query."""
         if len(unit_queries) <= 3:  # a matrix-vector product each: BLAS is slow at thin products
             block = np.stack([rows_block @ q for q in unit_queries], axis=1)
         else:
             block = rows_block @ unit_queries.T
         rows, cols = np.nonzero(block >= min_score)
         values = block[rows, cols]
-        rows = start + (rows if at is None else at[rows])
+        rows = start + rows
         keep = mask[rows]
         return rows[keep], cols[keep], values[keep]
 
