@@ -1,5 +1,6 @@
-"""A later message that names a person or pet the user has a relation to becomes a source of
-that relation fact (``editor/restated.py``), through the real Writer and Editor on both stores."""
+"""A later message that names the user's pet, or one of their people by a word for the relation,
+becomes a source of that relation fact (``editor/restated.py``), through the real Writer and
+Editor on both stores."""
 
 from __future__ import annotations
 
@@ -50,6 +51,23 @@ def test_a_later_message_naming_the_pet_is_a_source_of_the_pet_fact(store):
     assert _restated(again) == 0
     Editor(store).rollback(run.run_id, user_id=user, cascade=True)
     assert w.store.sources_of(user, [pet])[pet] == ["m0"]
+
+
+def test_naming_a_person_is_corroboration_and_only_the_relation_word_makes_it_a_source(store):
+    w, user = _load(
+        store,
+        [
+            "My brother Tom is a chef.",
+            "Tom came round for dinner last night.",  # names him: not a telling of "brother"
+            "Dinner with Tom last night, my brother always cooks too much.",
+        ],
+    )
+    run = Editor(store).run(user)
+    sibling = _fact(w, user, "sibling", "Tom")
+    assert w.store.sources_of(user, [sibling])[sibling] == ["m0", "m2"]
+    decisions = [d for s in run.stages for d in s.decisions]
+    (rescore,) = [d for d in decisions if d.action == "rescore" and d.subject == sibling]
+    assert rescore.evidence["sources"] == 3 and rescore.evidence["sessions"] == 3  # m1 corroborates
 
 
 def test_a_message_saying_the_relation_ended_is_not_a_retelling(store):

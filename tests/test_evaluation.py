@@ -78,6 +78,17 @@ def test_duplicate_pairs_are_judged_by_the_facts_both_sides_express():
     assert (counts["dup_found"], counts["dup_gold"]) == (1, 3)  # m1-m2 found; m1-m4, m2-m4 missed
 
 
+def test_provenance_counts_the_sources_that_state_the_fact():
+    g = Graph()
+    g.memory("user lives in Portland", ["m1", "m2", "m9"])  # m9 only named the city
+    g.memory("user lives in Denver", ["m3"])
+    g.memory("user lives in Lisbon", ["m5"])  # no gold fact: not judged
+    g.memory("I moved to Portland", ["m1", "m9"], kind="observation")  # observations: not judged
+    facts = [_fact("f1", "Portland", ["m1", "m2"]), _fact("f2", "Denver", ["m3"])]
+    counts = metrics.provenance(g.stored(), facts)
+    assert (counts["prov_correct"], counts["prov_judged"]) == (3, 4)
+
+
 def test_supersession_pairs_direction_and_wrongly_superseded_facts():
     g = Graph()
     austin = g.memory("user lives in Austin", ["m1"], status="superseded")

@@ -7,9 +7,11 @@
 * ``base`` is the confidence the Writer gave the memory (its first version), so scores are
   recomputed from evidence each run rather than compounded run over run.
 * ``sessions``/``sources``: distinct sessions and episodes that said it (a duplicate's sources
-  count for its canonical memory, and so do later messages that name a relation's person or
-  pet: ``restated.py``, whose ``FROM`` edges this stage adds). Being told again in another
-  conversation is strong corroboration; a repeat within one conversation is weak.
+  count for its canonical memory, and so do later messages that retell a relation:
+  ``restated.py``, whose ``FROM`` edges this stage adds), and, for a relation to a person or
+  pet, the later messages that name them while it held (``Restatements.named``: corroboration,
+  not provenance, so no edge). Being told again in another conversation is strong
+  corroboration; a repeat within one conversation is weak.
 * ``contradictions``: live facts with the same subject, predicate and object but the opposite
   polarity, valid at the same time (a supersession is not a contradiction: it is a change).
 * salience starts where the Writer put every memory (0.5): what was said verbatim is as worth
@@ -59,8 +61,8 @@ CORE_PREDICATES = frozenset(
 
 def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) -> StageResult:
     result = StageResult(STAGE)
-    retold = restatements(view, prior)  # later messages naming a relation's person: its sources
-    result.decisions += retold
+    retold = restatements(view, prior)  # later messages retelling a relation: its sources
+    result.decisions += retold.decisions
     sources = {m: set(eps) for m, eps in view.sources.items()}
     status = {m: v.status for m, v in view.current.items()}
     for stage in (*prior, result):
@@ -81,12 +83,12 @@ def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) 
         ep
         for m, v in view.current.items()
         if v.predicate in CORE_PREDICATES and status[m] in ("active", "superseded")
-        for ep in sources.get(m, ())
+        for ep in sources.get(m, set()) | retold.named.get(m, set())
     }
     for memory_id, v in sorted(view.current.items()):
         if status[memory_id] not in ("active", "superseded"):
             continue
-        eps = sources.get(memory_id, set())
+        eps = sources.get(memory_id, set()) | retold.named.get(memory_id, set())
         sessions = {_session(view, e) for e in eps}
         contradictions = 0
         if v.predicate:

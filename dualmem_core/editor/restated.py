@@ -1,32 +1,43 @@
-"""Part of stage 5 (confidence): a later message that names a person or pet the user has a
-relation to tells that relation again, so the message becomes one more source of the fact.
+"""Part of stage 5 (confidence): a later message that names the user's pet tells that it is
+the user's pet again, so the message becomes one more source of the fact.
 
 "My dog Ruby" is extracted once; "Ruby dug up the roses again" a month later is a second telling
 of the same fact (the user still has a dog called Ruby) that no extractor turns into a triple.
 The Writer links every message to the entities it names (``MENTIONS``), so the Editor can see
-it: a user's message that mentions the entity a live relation fact names, said while that fact
+it: a user's message that mentions the entity a live pet fact names, said while that fact
 held, adds a ``FROM`` edge from the fact to that message's episode. The fact's sources then
 list every message that told it (recall shows them, ``forget`` of the first telling leaves the
 fact standing on the others) and its confidence counts them. It runs last because the entity
 stage links messages to the names they use.
 
-Only relations to a named person or pet count (where someone lives or works is not retold by
-naming the place), and never a message that says the relation ended ("Ruby died", "my ex
+A pet's name is enough; a person's is not. "Marcus wants Japan" does not say Marcus is the
+user's boyfriend (by then he may be her fiancé, or her husband: "married Tasha last saturday"
+retold "Tasha is my fiancée" when a name was enough), and "Lucia picked the name" does not say
+Lucia is the user's daughter. Measured on the evaluation's tune part (``provenance_precision``),
+6 of 55 links made by a person's name alone went to messages that state the relation, against
+3 of 3 for pets. So a message retells a relation to a person only when it also calls them by a
+word for that relation, a few words from their name ("the missus Tasha", "my best friend
+arrives ... Nanda", "a good pal Eck"): then it says the relation, in words the extractor's
+sentence rules did not read. Never a message that says the relation ended ("Ruby died", "my ex
 Phil"): that message is news, not a repeat.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..store import EdgeType
 from ..store import changes as ch
+from ..writer.rules.lexicon import relation_of
 from .decisions import Decision, Revise, StageResult, edge
 from .view import SELF, GraphView, follow, object_key, subject_key
 
 RETOLD_BY_NAME = frozenset(
     {"pet", "partner", "spouse", "child", "sibling", "parent", "friend", "colleague", "relative", "knows"}
 )
+NAME_IS_ENOUGH = frozenset({"pet"})
+NEAR = 4  # words between a person's name and the relation word that calls them so
 USER_ROLES = (None, "user")
 # A message saying the relation ended, or is past, does not retell it.
 _ENDED = re.compile(
@@ -37,8 +48,17 @@ _ENDED = re.compile(
 )
 
 
-def restatements(view: GraphView, prior: list[StageResult] = ()) -> list[Decision]:
-    """One decision per (fact, message) pair: the message names the fact's person or pet.
+@dataclass
+class Restatements:
+    decisions: list[Decision]  # one per (fact, message) pair that retells the fact: a FROM edge
+    # fact -> episodes of messages that name its person while it held, retelling or not: not
+    # provenance, but corroboration the confidence stage counts (the person is still around)
+    named: dict[str, set[str]]
+
+
+def restatements(view: GraphView, prior: list[StageResult] = ()) -> Restatements:
+    """One decision per (fact, message) pair where the message names the fact's pet, or its
+    person together with a word for the relation; and every message naming them at all.
 
     ``prior``: this run's earlier stages, whose mention links, entity merges and status changes
     count as if published (the entity stage links a message to the names it uses)."""
@@ -69,7 +89,7 @@ def restatements(view: GraphView, prior: list[StageResult] = ()) -> list[Decisio
             seen = naming.setdefault(follow(merged, entity_id), {})
             seen[memory_id] = seen.get(memory_id, False) or (memory_id, entity_id) in linked_now
     new = set(view.new_memory_ids())
-    decisions = []
+    found = Restatements([], {})
     for fact_id, version in sorted(view.current.items()):
         if (
             version.predicate not in RETOLD_BY_NAME
@@ -83,14 +103,18 @@ def restatements(view: GraphView, prior: list[StageResult] = ()) -> list[Decisio
         entities = {follow(merged, e) for e in mentions.get(fact_id, ())}
         told = set(view.sources.get(fact_id, ()))
         for entity in sorted(e for e in entities if named in keys_of.get(e, ())):
+            names = keys_of.get(entity, set())
             for message_id, linked in sorted(naming.get(entity, {}).items()):
-                if not (linked or fact_id in new or message_id in new):
-                    continue  # incremental: an earlier run already looked at this pair
                 for episode_id in view.sources.get(message_id, ()):
-                    if episode_id in told or not _retells(view, episode_id, version):
+                    if episode_id in told or not _while_held(view, episode_id, version):
+                        continue
+                    found.named.setdefault(fact_id, set()).add(episode_id)
+                    if not (linked or fact_id in new or message_id in new):
+                        continue  # incremental: an earlier run already looked at this pair
+                    if not _says_relation(view.episodes[episode_id].text, names, version.predicate):
                         continue
                     told.add(episode_id)
-                    decisions.append(
+                    found.decisions.append(
                         Decision(
                             "restated",
                             fact_id,
@@ -100,10 +124,11 @@ def restatements(view: GraphView, prior: list[StageResult] = ()) -> list[Decisio
                             [edge(view, EdgeType.FROM, fact_id, episode_id, rule="restated by name")],
                         )
                     )
-    return decisions
+    return found
 
 
-def _retells(view: GraphView, episode_id: str, fact) -> bool:
+def _while_held(view: GraphView, episode_id: str, fact) -> bool:
+    """A user's message, said while the fact held, that does not say the relation ended."""
     episode = view.episodes.get(episode_id)
     return (
         episode is not None
@@ -111,3 +136,31 @@ def _retells(view: GraphView, episode_id: str, fact) -> bool:
         and fact.valid_from <= episode.observed_at < fact.valid_to
         and not _ENDED.search(episode.text)
     )
+
+
+def _says_relation(text: str, names: set[str], predicate: str) -> bool:
+    return predicate in NAME_IS_ENOUGH or _called_by_relation(text, names, predicate)
+
+
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _called_by_relation(text: str, names: set[str], predicate: str) -> bool:
+    """Whether a word (or two) for ``predicate`` stands within ``NEAR`` words of one of ``names``."""
+    words = [w.lower().removesuffix("'s") for w in _WORD.findall(text)]
+    at_name = [
+        i
+        for name in names
+        if (parts := name.split())
+        for i in range(len(words) - len(parts) + 1)
+        if words[i : i + len(parts)] == parts
+    ]
+    if not at_name:
+        return False
+    at_relation = [
+        i
+        for i in range(len(words))
+        if relation_of(words[i]) == predicate
+        or (i + 1 < len(words) and relation_of(f"{words[i]} {words[i + 1]}") == predicate)
+    ]
+    return any(abs(i - j) <= NEAR for i in at_name for j in at_relation)

@@ -129,6 +129,7 @@ def score_user(writer: Writer, fixture: Fixture, user: str) -> tuple[dict[str, i
     counts: dict[str, int] = {}
     for found in (
         metrics.duplicates(stored, fixture.facts_of(user)),
+        metrics.provenance(stored, fixture.facts_of(user)),
         metrics.supersessions(stored, fixture, user),
         metrics.entities(stored, fixture, user),
     ):

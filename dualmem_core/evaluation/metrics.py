@@ -117,6 +117,33 @@ def duplicates(stored: StoredUser, facts: list[GoldFact]) -> dict[str, int]:
     }
 
 
+def provenance(stored: StoredUser, facts: list[GoldFact]) -> dict[str, int]:
+    """Provenance precision: of the messages a fact memory lists as its sources, the share that
+    state the fact.
+
+    * judged links: every open ``FROM`` edge of a fact memory that expresses some gold fact
+      (same predicate, object and a shared source);
+    * a link is correct when the episode's source id is one of the sources of a gold fact the
+      memory expresses (gold sources are the messages that state the fact, not those that only
+      name its person); links of memories expressing no gold fact cannot be judged.
+
+    A memory's sources are what recall shows as ``h.sources`` and what ``forget`` of a message
+    follows, so a wrong link misleads both: this is the metric that says so.
+    """
+    source_of = {e.id: e.source_id or e.id for e in stored.graph.episodes}
+    by_id = {f.id: f for f in facts}
+    correct = judged = 0
+    for e in stored.open_edges(EdgeType.FROM):
+        if stored.kind.get(e.src_id) != "fact" or e.dst_id not in source_of:
+            continue
+        expressed = stored.facts_of_memory(e.src_id, facts)
+        if not expressed:
+            continue
+        judged += 1
+        correct += any(source_of[e.dst_id] in by_id[f].sources for f in expressed)
+    return {"prov_correct": correct, "prov_judged": judged}
+
+
 def supersessions(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[str, int]:
     """Contradiction (supersession) precision, recall, direction accuracy, and current facts
     wrongly superseded.
@@ -227,6 +254,7 @@ def graph_metrics(counts: dict[str, int]) -> dict[str, float]:
     return {
         "duplicate_precision": ratio(c["dup_correct"], c["dup_predicted"]),
         "duplicate_recall": ratio(c["dup_found"], c["dup_gold"]),
+        "provenance_precision": ratio(c["prov_correct"], c["prov_judged"]),
         "contradiction_precision": ratio(c["sup_matching"], c["sup_predicted"]),
         "contradiction_recall": ratio(c["sup_found"], c["sup_gold"]),
         "direction_accuracy": ratio(c["sup_right"], c["sup_matching"]),

@@ -12,6 +12,7 @@ RETRIEVAL = ["recall@5", "mrr", "past_recall@5", "as_of_recall@5", "stale_first_
 GRAPH = [
     "duplicate_precision",
     "duplicate_recall",
+    "provenance_precision",
     "contradiction_precision",
     "contradiction_recall",
     "direction_accuracy",
@@ -23,6 +24,7 @@ COUNTS = ["current_wrongly_superseded", "wrong_merges"]
 FRACTIONS = {
     "duplicate_precision": ("dup_correct", "dup_predicted"),
     "duplicate_recall": ("dup_found", "dup_gold"),
+    "provenance_precision": ("prov_correct", "prov_judged"),
     "contradiction_precision": ("sup_matching", "sup_predicted"),
     "contradiction_recall": ("sup_found", "sup_gold"),
     "direction_accuracy": ("sup_right", "sup_matching"),
