@@ -43,3 +43,36 @@ def test_an_assistant_reply_is_stored_whole_with_less_confidence_than_the_users_
     }
     assert versions["Biscuit is a lovely name!"] == config.assistant_observation_confidence
     assert versions["I adopted a greyhound called Biscuit"] == config.observation_confidence
+
+
+CHATTER = [
+    "Work was brutal today, three meetings back to back.",
+    "I made a huge pot of chilli for the week.",
+    "The cat knocked my coffee all over the desk again.",
+    "My sister is visiting in May.",
+    "I need new running shoes, any tips?",
+    "We watched a documentary about octopuses last night.",
+]
+
+
+def test_a_question_about_the_present_finds_the_message_in_the_words_its_facts_are_stated_in(store):
+    user = f"ranking-cues-{id(store)}-{datetime.now().timestamp()}"
+    w = Writer(store)
+    for i, text in enumerate(CHATTER):
+        w.remember(text, user_id=user, session_id="s1", at=T + timedelta(hours=i))
+    first = w.recall("What pets do I have?", user_id=user, k=3)[0]  # "pets" is in no message
+    assert first.text == "The cat knocked my coffee all over the desk again."
+    assert first.why["cue"] > 0
+    # About the past or as of a date the cue list is not searched: it lifted old tellings.
+    for hits in (w.recall("What pets did I have before?", user_id=user, k=3),
+                 w.recall("What pets do I have?", user_id=user, k=3, as_of=T + timedelta(days=1))):
+        assert not any("cue" in h.why for h in hits)
+
+
+def test_statement_words_come_from_the_extractors_lexicon():
+    from dualmem_core.writer.statement_words import statement_words
+
+    pets, kids = statement_words(["pet"]).split(), statement_words(["child"]).split()
+    assert {"cat", "dog", "puppy", "adopted"} <= set(pets) and len(pets) == len(set(pets))
+    assert {"son", "daughter", "kid"} <= set(kids)
+    assert statement_words(["no_such_predicate"]) == ""

@@ -3,7 +3,7 @@ entities, fused by ``scoring``. No model call on this path beyond embedding the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
@@ -12,8 +12,9 @@ from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..timeutil import utcnow
 from . import scoring
 from .intent import RELATIONS, Asked
-from .predicates import canonical
+from .predicates import canonical, is_single_valued
 from .results import Hit
+from .statement_words import statement_words
 
 SEEDS = 5  # best hits whose entities are expanded
 HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded
@@ -50,6 +51,8 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     _expand(store, flt, candidates, lists)
     if asked:
         _look_up(store, flt, candidates, asked, k)
+        _search_cues(store, flt, candidates, asked, depth,
+                     flt.valid_at is not None or scoring.asks_about_the_past(query))
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
@@ -100,6 +103,33 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         )
         for score, parts, current, hit in top
     ]
+
+
+def _search_cues(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,
+                 depth: int, past: bool) -> None:
+    """One more ranked list for a question about the present: the user's messages in the words
+    facts of the asked predicates are stated in ("what pets does she have?" finds "my cat
+    knocked the latte over", whose pet the extractor may have missed), scored by their text
+    match to those words (``scoring.W_CUE``).
+
+    Not for the past or as of a date: the words find every telling of every period alike, and
+    lifting them moved old tellings above the answer. Nor, asked about now, messages said before
+    the latest value of a single-valued predicate asked for took hold: "we moved to Denver" tells
+    of an earlier state once a later move is known."""
+    words = statement_words([*asked.predicates, *asked.relations])
+    if not words or past:
+        return
+    since = max((c.hit.version.valid_from for c in candidates.values()
+                 if c.hit.version.predicate and c.hit.version.status == "active"
+                 and canonical(c.hit.version.predicate) in asked.predicates
+                 and is_single_valued(canonical(c.hit.version.predicate))), default=None)
+    found = [h for h in store.text_search(words, replace(flt, kinds=("observation",)), depth)
+             if since is None or h.version.valid_from >= since]
+    best = max((h.score for h in found), default=0.0)
+    for rank, hit in enumerate(found, 1):
+        cand = candidates.setdefault(hit.version.id, _Candidate(hit))
+        cand.signals.ranks.append(rank)
+        cand.signals.cue = hit.score / best if best > 0 else 0.0
 
 
 def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,

@@ -4,6 +4,8 @@
                 + W_RANK * (reciprocal-rank fusion over the lists, scaled to 0..1)
                 + W_INTENT * intent (1 for a fact of the predicate asked about whom it asks, 0.5
                   for the relation fact that leads there: ``intent.py``; absent when unread)
+                + W_CUE * cue (a message's text match to the words the asked predicates are
+                  stated in, over the best match: ``statement_words.py``; present questions)
     score     = relevance * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
                 * (ASIDE for another person's fact of that predicate or the value set aside)
     staleness = 1 if current else STALE; for a question about the past ("before", "used to",
@@ -26,6 +28,7 @@ W_RANK = 0.20  # agreement between the lists, robust to their different scales
 # A fact of the predicate the question asks for (``intent.py``: "where does she work?" asks for
 # works_at), about the person asked about; the other weights sum to 1, this one comes on top.
 W_INTENT = 0.25
+W_CUE = 0.08  # a message in the words facts of the asked predicates are stated in (the cue list)
 INTENT_RELATION = 0.5  # "her mum's job": the fact that says who her mum is
 RRF_K = 60  # the usual reciprocal-rank constant: flattens differences deep in a list
 STALE = 0.5  # a superseded or ended fact keeps half its score: findable, below its successor
@@ -43,6 +46,7 @@ class Signals:
     bm25: float = 0.0
     shared_entities: int = 0
     ranks: list[int] = field(default_factory=list)
+    cue: float = 0.0  # text match to the words the asked predicates are stated in, 0..1
     intent: float = 0.0  # how well the fact answers what the question asks for, 0..1
     aside: bool = False  # a fact the question sets aside: another person's, or the value it names
 
@@ -60,6 +64,7 @@ def relevance(s: Signals, best_bm25: float, most_shared: int, lists: int) -> dic
         "text": W_TEXT * (s.bm25 / best_bm25 if best_bm25 > 0 else 0.0),
         "graph": W_GRAPH * (s.shared_entities / most_shared if most_shared else 0.0),
         "rank_fusion": W_RANK * rrf(s.ranks, lists),
+        **({"cue": W_CUE * s.cue} if s.cue else {}),
     }
 
 
