@@ -8,7 +8,8 @@ batched path), and ``recall`` (k=5). A stage is a method of the Writer, its embe
 called inside another is taken out of the outer one), and "rest" is the call's time outside every
 stage (building the batch, fusion and ranking, Python). Per stage the table gives its mean, p50
 and p95 over the calls (a stage's p95 need not fall in the call's p95) and its share of the mean
-call. The wrapping costs about a microsecond a stage call.
+call. The wrapping costs about a microsecond a stage call. "searches" is one statement on Neo4j
+(vector, text and, for a question about the present whose predicates were read, the cue list).
 
 Run:  python -m benchmarks.writer_stages [--sizes 10000,100000] [--backends sqlite,neo4j]
                                          [--calls 200] [--out benchmarks/results/writer-stages.json]
@@ -56,7 +57,6 @@ RECALL = [
     ("expansion", "store", "expand"),
     ("fact lookup", "store", "list_facts"),
     ("supersession edges", "store", "get_edges"),
-    ("cue list", "store", "text_search"),
     ("sources", "store", "sources_of"),
 ]
 

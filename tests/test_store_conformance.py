@@ -194,6 +194,26 @@ def test_text_search_ranks_and_treats_syntax_as_words(store, user):
     assert store.text_search("?! ...", SearchFilter(user), 5) == []
 
 
+def test_hybrid_search_gives_the_vector_text_and_cue_lists_under_one_filter(store, user, other_user):
+    b = Builder(user)
+    said, _ = b.memory("The cat knocked my coffee over", vec(1), kind="observation")
+    fact, _ = b.memory("user has a cat", vec(1), kind="fact")
+    ana, _ = b.memory("Coffee with Ana tomorrow", vec(0, 1), kind="observation")
+    b.memory("The cat next door is loud", vec(1), kind="observation", mem_kw={"agent_id": "bot"})
+    store.write(b.batch)
+    o = Builder(other_user)
+    o.memory("My cat sleeps all day", vec(1), kind="observation")
+    store.write(o.batch)
+    by_vector, by_text, by_cue = store.hybrid_search(vec(1), "coffee", SearchFilter(user), 5,
+                                                     cues="cat dog puppy")
+    assert by_vector[0].memory.id in {said.id, fact.id}
+    assert {h.memory.id for h in by_text} == {said.id, ana.id}
+    assert {h.memory.id for h in by_cue} == {said.id, b.batch.memories[3].id}  # observations only
+    _, _, scoped = store.hybrid_search(vec(1), "coffee", SearchFilter(user, agent_id="bot"), 5, cues="cat")
+    assert [h.memory.id for h in scoped] == [b.batch.memories[3].id]  # the filter holds for the cues
+    assert store.hybrid_search(vec(1), "coffee", SearchFilter(user), 5)[2] == []  # no cues, no list
+
+
 def test_entity_neighbours_skip_hubs(store, user):
     b = Builder(user)
     seed, _ = b.memory("Alice and Bob went hiking", vec(1))

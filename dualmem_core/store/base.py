@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
@@ -117,18 +118,21 @@ class Store(ABC):
         query = check_vector(vector, self.dimension, "query vector")
         return self._vector_search(query / np.linalg.norm(query), check_filter(flt), check_k(k))
 
-    def hybrid_search(self, vector: Iterable[float], query: str, flt: SearchFilter,
-                      k: int = 10) -> tuple[list[SearchHit], list[SearchHit]]:
+    def hybrid_search(self, vector: Iterable[float], query: str, flt: SearchFilter, k: int = 10, *,
+                      cues: str = "") -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
         """``vector_search`` and ``text_search`` (empty for a query without words) together:
-        what recall asks for, in one round trip where the backend can."""
+        what recall asks for, in one round trip where the backend can. ``cues``: words for a
+        third list, the text search of them over observations only (recall's cue list, for
+        the words a question's facts are stated in); empty without them."""
         check_text(query, "query")
         vector = check_vector(vector, self.dimension, "query vector")
         return self._hybrid_search(vector / np.linalg.norm(vector), query_terms(query),
-                                   check_filter(flt), check_k(k))
+                                   check_filter(flt), check_k(k), query_terms(cues) if cues else [])
 
-    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
-                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        return self._vector_search(unit_query, flt, k), self._text_search(terms, flt, k) if terms else []
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter, k: int,
+                       cues: list[str]) -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
+        return (self._vector_search(unit_query, flt, k), self._text_search(terms, flt, k) if terms else [],
+                self._text_search(cues, observations(flt), k) if cues else [])
 
     def nearest_memories(self, user_id: str, vectors: Sequence[Iterable[float]], k: int,
                          min_score: float) -> list[list[tuple[str, float]]]:
@@ -384,6 +388,11 @@ def whole(graph: UserGraph) -> UserGraph:
     graph.edges = [e for e in graph.edges if e.src_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][0]]
                    and e.dst_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][1]]]
     return graph
+
+
+def observations(flt: SearchFilter) -> SearchFilter:
+    """The filter, narrowed to observations (the messages themselves)."""
+    return replace(flt, kinds=("observation",))
 
 
 def query_terms(query: str) -> list[str]:

@@ -3,7 +3,7 @@ entities, fused by ``scoring``. No model call on this path beyond embedding the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -38,7 +38,12 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
 def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int,
             asked: Asked) -> list[Hit]:
     depth = max(4 * k, 20)
-    lists = list(store.hybrid_search(query_vector, query, flt, depth))
+    past = flt.valid_at is None and scoring.asks_about_the_past(query)
+    present = not past and flt.valid_at is None
+    # The cue list (``_add_cues``) is for questions about the present only.
+    cues = statement_words([*asked.predicates, *asked.relations]) if asked and present else ""
+    by_vector, by_text, by_cue = store.hybrid_search(query_vector, query, flt, depth, cues=cues)
+    lists = [by_vector, by_text]
     candidates: dict[str, _Candidate] = {}
     for list_index, hits in enumerate(lists):
         for rank, hit in enumerate(hits, 1):
@@ -51,12 +56,10 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     _expand(store, flt, candidates, lists)
     if asked:
         _look_up(store, flt, candidates, asked, k)
-        _search_cues(store, flt, candidates, asked, depth,
-                     flt.valid_at is not None or scoring.asks_about_the_past(query))
+        _add_cues(candidates, by_cue, asked)
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
-    past = flt.valid_at is None and scoring.asks_about_the_past(query)
     ranked = []
     for cand in candidates.values():
         version = cand.hit.version
@@ -105,26 +108,21 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     ]
 
 
-def _search_cues(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,
-                 depth: int, past: bool) -> None:
+def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: Asked) -> None:
     """One more ranked list for a question about the present: the user's messages in the words
     facts of the asked predicates are stated in ("what pets does she have?" finds "my cat
     knocked the latte over", whose pet the extractor may have missed), scored by their text
     match to those words (``scoring.W_CUE``).
 
-    Not for the past or as of a date: the words find every telling of every period alike, and
-    lifting them moved old tellings above the answer. Nor, asked about now, messages said before
-    the latest value of a single-valued predicate asked for took hold: "we moved to Denver" tells
-    of an earlier state once a later move is known."""
-    words = statement_words([*asked.predicates, *asked.relations])
-    if not words or past:
-        return
+    Not searched for the past or as of a date: the words find every telling of every period
+    alike, and lifting them moved old tellings above the answer. Asked about now, a message said
+    before the latest value of a single-valued predicate asked for took hold is left out: "we
+    moved to Denver" tells of an earlier state once a later move is known."""
     since = max((c.hit.version.valid_from for c in candidates.values()
                  if c.hit.version.predicate and c.hit.version.status == "active"
                  and canonical(c.hit.version.predicate) in asked.predicates
                  and is_single_valued(canonical(c.hit.version.predicate))), default=None)
-    found = [h for h in store.text_search(words, replace(flt, kinds=("observation",)), depth)
-             if since is None or h.version.valid_from >= since]
+    found = [h for h in found if since is None or h.version.valid_from >= since]
     best = max((h.score for h in found), default=0.0)
     for rank, hit in enumerate(found, 1):
         cand = candidates.setdefault(hit.version.id, _Candidate(hit))

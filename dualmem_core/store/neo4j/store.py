@@ -424,12 +424,13 @@ class Neo4jStore(Store):
     # -- search ---------------------------------------------------------------------------
 
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
-        return self._hybrid_search(unit_query, [], flt, k)[0]
+        return self._hybrid_search(unit_query, [], flt, k, [])[0]
 
-    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
-                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        """Both index searches in one statement; each widens on its own (a rare second round
-        trip) when the filters left it fewer than k hits.
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter, k: int,
+                       cues: list[str]) -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
+        """The index searches in one statement (the cue list is the text search once more,
+        of other words, over observations); each widens on its own (a rare second round trip)
+        when the filters left it fewer than k hits.
 
         The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
         and was most of a recall (at 10k, min of 20: 9 ms for 50, 12 for 200, 22 for 400), and
@@ -442,13 +443,16 @@ class Neo4jStore(Store):
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
         vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
                   f"YIELD node AS v, score {tail}")
-        text = ""
+        text = cue = ""
         if terms:
-            words = " OR ".join(f'"{t}"' for t in terms)
-            params["lucene"] = f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})'
+            params["lucene"] = _lucene(flt.user_id, terms)
             text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                     f"YIELD node AS v, score {tail}")
-        lists = self._searches([vector, text], params | {"vfetch": k * VECTOR_FETCH})
+        if cues:
+            params["cue_lucene"] = _lucene(flt.user_id, cues)
+            cue = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $cue_lucene, {{limit: $fetch}}) "
+                   f"YIELD node AS v, score {tail}AND m.kind = 'observation' ")
+        lists = self._searches([vector, text, cue], params | {"vfetch": k * VECTOR_FETCH})
         if len(lists[0]) < k and flt.known_at is None:
             lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)
         else:
@@ -458,9 +462,10 @@ class Neo4jStore(Store):
                 lists[0] = self._searches([exact], params)[0]
             for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
                 hit.score = 2.0 * hit.score - 1.0
-        if terms and len(lists[1]) < k:  # the tenant clause already narrowed Lucene to this user
-            lists[1] = self._searches([text], params | {"fetch": 2**31 - 1})[0]
-        return lists[0], lists[1]
+        for i, head in ((1, text), (2, cue)):  # the tenant clause already narrowed Lucene to the user
+            if head and len(lists[i]) < k:
+                lists[i] = self._searches([head], params | {"fetch": 2**31 - 1})[0]
+        return lists[0], lists[1], lists[2]
 
     def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
                               params: dict) -> list[SearchHit]:
@@ -501,8 +506,7 @@ class Neo4jStore(Store):
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
         where, params = _filter_cypher(flt)
-        words = " OR ".join(f'"{t}"' for t in terms)
-        params |= {"lucene": f'user_key:"{R.user_key(flt.user_id)}" AND text:({words})', "k": k}
+        params |= {"lucene": _lucene(flt.user_id, terms), "k": k}
         query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                  f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
                  f"WHERE {where['m']} ")
@@ -821,6 +825,12 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
         return f"{alias}.tx_to = {FAR}", {}
     known = R.time_param("known")  # times go as integer pairs: a DATETIME parameter packs slowly
     return f"{alias}.tx_from <= {known} AND {known} < {alias}.tx_to", {"known": R.time_pair(known_at)}
+
+
+def _lucene(user_id: str, terms: list[str]) -> str:
+    """A full-text query for any of ``terms`` (each quoted: never Lucene syntax) in the user's text."""
+    words = " OR ".join(f'"{t}"' for t in terms)
+    return f'user_key:"{R.user_key(user_id)}" AND text:({words})'
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:

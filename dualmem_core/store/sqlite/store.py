@@ -18,7 +18,7 @@ import numpy as np
 from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailable
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
-from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
+from ..base import DEFAULT_DIMENSION, Store, observations, rank_neighbours
 from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
@@ -471,13 +471,14 @@ class SQLiteStore(Store):
         with self._lock:
             return cache.top_k(unit_query, flt, k)
 
-    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter,
-                       k: int) -> tuple[list[SearchHit], list[SearchHit]]:
-        # Both lists' rows in one read: they share many rows, and a read per list cost a tenth of recall.
+    def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter, k: int,
+                       cues: list[str]) -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
+        # The lists' rows in one read: they share many rows, and a read per list cost a tenth of recall.
         by_vector = self._vector_top(unit_query, flt, k)
         by_text = self._text_top(terms, flt, k) if terms else []
-        found = self._rows_by_rid([rid for rid, _ in by_vector + by_text])
-        return self._hits(by_vector, found), self._hits(by_text, found)
+        by_cue = self._text_top(cues, observations(flt), k) if cues else []
+        found = self._rows_by_rid([rid for rid, _ in by_vector + by_text + by_cue])
+        return self._hits(by_vector, found), self._hits(by_text, found), self._hits(by_cue, found)
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
