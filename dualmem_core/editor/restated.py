@@ -1,10 +1,11 @@
-"""Part of stage 5 (confidence): a later message that names the user's pet tells that it is
-the user's pet again, so the message becomes one more source of the fact.
+"""Part of stage 5 (confidence): a later message that names the user's pet, or calls one of
+their people by the relation ("the missus Tasha"), tells that relation again, so the message
+becomes one more source of the fact.
 
 "My dog Ruby" is extracted once; "Ruby dug up the roses again" a month later is a second telling
 of the same fact (the user still has a dog called Ruby) that no extractor turns into a triple.
 The Writer links every message to the entities it names (``MENTIONS``), so the Editor can see
-it: a user's message that mentions the entity a live pet fact names, said while that fact
+it: a user's message that mentions the entity a live relation fact names, said while that fact
 held, adds a ``FROM`` edge from the fact to that message's episode. The fact's sources then
 list every message that told it (recall shows them, ``forget`` of the first telling leaves the
 fact standing on the others) and its confidence counts them. It runs last because the entity
