@@ -72,6 +72,8 @@ def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) 
                     sources.setdefault(op.edge.src_id, set()).add(op.edge.dst_id)
                 elif isinstance(op, Revise) and "status" in op.fields:
                     status[op.memory_id] = op.fields["status"]
+    # What said each memory, and for a relation what named its person while it held.
+    told = {m: sources.get(m, set()) | retold.named.get(m, set()) for m in sources.keys() | retold.named}
     polarity = defaultdict(list)
     for m, v in view.current.items():
         if v.predicate and status[m] == "active":
@@ -83,12 +85,12 @@ def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) 
         ep
         for m, v in view.current.items()
         if v.predicate in CORE_PREDICATES and status[m] in ("active", "superseded")
-        for ep in sources.get(m, set()) | retold.named.get(m, set())
+        for ep in told.get(m, ())
     }
     for memory_id, v in sorted(view.current.items()):
         if status[memory_id] not in ("active", "superseded"):
             continue
-        eps = sources.get(memory_id, set()) | retold.named.get(memory_id, set())
+        eps = told.get(memory_id, set())
         sessions = {_session(view, e) for e in eps}
         contradictions = 0
         if v.predicate:

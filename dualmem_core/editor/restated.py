@@ -14,12 +14,13 @@ stage links messages to the names they use.
 A pet's name is enough; a person's is not. "Marcus wants Japan" does not say Marcus is the
 user's boyfriend (by then he may be her fiancé, or her husband: "married Tasha last saturday"
 retold "Tasha is my fiancée" when a name was enough), and "Lucia picked the name" does not say
-Lucia is the user's daughter. Measured on the evaluation's tune part (``provenance_precision``),
-6 of 55 links made by a person's name alone went to messages that state the relation, against
-3 of 3 for pets. So a message retells a relation to a person only when it also calls them by a
-word for that relation, a few words from their name ("the missus Tasha", "my best friend
-arrives ... Nanda", "a good pal Eck"): then it says the relation, in words the extractor's
-sentence rules did not read. Never a message that says the relation ended ("Ruby died", "my ex
+Lucia is the user's daughter. On the evaluation's tune part, each link checked against the gold
+sources (a one-off count; ``provenance_precision`` is the metric it led to), 6 of 55 links made
+by a person's name alone went to messages that state the relation, against 3 of 3 for pets.
+So a message retells a relation to a person only when it also calls them by a word for that
+relation, a few words from their name ("the missus Tasha", "my best friend arrives ... Nanda",
+"a good pal Eck"): then it says the relation, in words the extractor's sentence rules did not
+read. Never a message that says the relation ended ("Ruby died", "my ex
 Phil"): that message is news, not a repeat.
 """
 
