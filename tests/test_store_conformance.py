@@ -6,6 +6,7 @@ search, snapshot round trips, all-or-nothing batches, idempotent schema set-up.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import numpy as np
@@ -14,7 +15,7 @@ from builders import T0, Builder, at
 from conftest import DIM, vec
 
 from dualmem_core import open_store
-from dualmem_core.store import EdgeType, SearchFilter, WriteBatch
+from dualmem_core.store import EdgeType, MemoryVersion, SearchFilter, WriteBatch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot, write_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
 
@@ -197,7 +198,9 @@ def test_text_search_ranks_and_treats_syntax_as_words(store, user):
 def test_hybrid_search_gives_the_vector_text_and_cue_lists_under_one_filter(store, user, other_user):
     b = Builder(user)
     said, _ = b.memory("The cat knocked my coffee over", vec(1), kind="observation")
-    fact, _ = b.memory("user has a cat", vec(1), kind="fact")
+    fact, fact_version = b.memory("user has a cat", vec(1), kind="fact", subject="user", predicate="has_pet",
+                                  object="cat", confidence=0.7, salience=0.4, negated=True,
+                                  valid_to=at(9), created_by="editor")
     ana, _ = b.memory("Coffee with Ana tomorrow", vec(0, 1), kind="observation")
     b.memory("The cat next door is loud", vec(1), kind="observation", mem_kw={"agent_id": "bot"})
     store.write(b.batch)
@@ -207,6 +210,9 @@ def test_hybrid_search_gives_the_vector_text_and_cue_lists_under_one_filter(stor
     by_vector, by_text, by_cue = store.hybrid_search(vec(1), "coffee", SearchFilter(user), 5,
                                                      cues="cat dog puppy")
     assert by_vector[0].memory.id in {said.id, fact.id}
+    hit = next(h.version for h in by_vector if h.memory.id == fact.id)  # every field but the vector
+    for name in {f.name for f in dataclasses.fields(MemoryVersion)} - {"embedding", "tx_from"}:
+        assert getattr(hit, name) == getattr(fact_version, name), name
     assert {h.memory.id for h in by_text} == {said.id, ana.id}
     assert {h.memory.id for h in by_cue} == {said.id, b.batch.memories[3].id}  # observations only
     _, _, scoped = store.hybrid_search(vec(1), "coffee", SearchFilter(user, agent_id="bot"), 5, cues="cat")

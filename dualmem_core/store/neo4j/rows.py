@@ -35,11 +35,19 @@ def micros(expr: str) -> str:
     return f"{expr}.epochSeconds * 1000000 + {expr}.nanosecond / 1000"
 
 
+# A version's properties besides its times and its vector, by name: ``.*`` would read the
+# 384-float vector from the property store for every hit only to drop it.
+VERSION_FIELDS = ("id", "memory_id", "user_id", "text", "subject", "predicate", "object", "confidence",
+                  "salience", "status", "negated", "created_by", "content_hash")
+
+
 def projection(alias: str, label: str, *, vector: bool = True) -> str:
-    """``properties(alias)`` with its times as integer microseconds (and without the vector)."""
+    """``properties(alias)`` with its times as integer microseconds (a version without the vector
+    names its properties, so the vector is never read)."""
     fields = [f"{f}: {micros(f'{alias}.{f}')}" for f in TIMES[label]]
     if not vector:
-        fields.append("embedding: null")
+        assert label == "MemoryVersion", label
+        return f"{alias} {{{', '.join([f'.{f}' for f in VERSION_FIELDS] + fields)}}}"
     return f"{alias} {{.*, {', '.join(fields)}}}"
 
 

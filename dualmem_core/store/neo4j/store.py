@@ -70,6 +70,7 @@ log = logging.getLogger(__name__)
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
+MIN_FETCH = 100
 VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
 CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
@@ -439,7 +440,7 @@ class Neo4jStore(Store):
         are ranked exactly from this process's vector cache, as many as it takes; as of a past
         ``known_at`` (closed versions too), by a user-scoped scan on the server."""
         where, params = _filter_cypher(flt)
-        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, 100)}
+        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, MIN_FETCH)}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
         vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
                   f"YIELD node AS v, score {tail}")
@@ -510,7 +511,7 @@ class Neo4jStore(Store):
         query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
                  f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
                  f"WHERE {where['m']} ")
-        hits = self._searches([query], params | {"fetch": max(k * OVERFETCH, 100)})[0]
+        hits = self._searches([query], params | {"fetch": max(k * OVERFETCH, MIN_FETCH)})[0]
         if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
             hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
         return hits
