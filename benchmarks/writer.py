@@ -11,7 +11,8 @@ pets, across two years; embeddings: the deterministic ``HashingEmbedder`` (no mo
 rule extractor.
 
 Run:  python -m benchmarks.writer [--sizes 1000,10000,100000] [--backends sqlite,neo4j]
-                                  [--queries 200] [--out benchmarks/results/writer.json]
+                                  [--queries 200] [--server-warmup 1000]
+                                  [--out benchmarks/results/writer.json]
 Tables go to stdout, progress to stderr; the JSON is rewritten after every (backend, size). Stores
 are opened as in the store benchmark (fresh temp dir; Neo4j stopped even on error). A Neo4j size
 whose preload, projected from the previous size's rate, exceeds --preload-budget s is cut to NEO4J_CAP.
@@ -126,6 +127,16 @@ def preload(writer: Writer, n: int, rng: random.Random, seen: set[str]) -> dict:
             **{f"call_{k}": v for k, v in sb.pcts([s * 1000 for s in times]).items()}}
 
 
+def warm_server(writer: Writer, rng: random.Random, count: int) -> None:
+    """``count`` untimed recalls, half of them as-of. A Neo4j server's JIT is still compiling the
+    read path after a preload of writes: at 10k, the first 200 recalls cost the server 157 ms of
+    CPU each, 200 recalls after 1,400 cost it 26 ms. A production server runs warm."""
+    if count:
+        sb.log(f"{count} untimed recalls to warm the server")
+    for i in range(count):
+        writer.recall(fill(rng, rng.choice(ASK)), user_id=USER, k=K, as_of=AS_OF if i % 2 else None)
+
+
 def timed_calls(fn, items: list) -> dict:
     """Latency of fn(item) for items after the first WARMUP."""
     for item in items[:sb.WARMUP]:
@@ -148,14 +159,8 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
                 out["server_version"] = sb.neo4j_call(server, "CALL dbms.components()")[0]["versions"][0]
                 out["index_wait_s"] = sb.timed(sb.neo4j_call, server, "CALL db.awaitIndexes(3600)")[0] / 1e3
             out["counts_after_preload"] = store.counts(USER)
-            if server is not None and server_warmup:
-                # A Neo4j server's JIT is still compiling the read path after a preload of writes:
-                # 200 recalls in, a recall costs the server 3-5x the CPU it costs 1,000 in (10k:
-                # 157 ms at first, 30 ms after). Production servers run warm: measure them warm.
-                sb.log(f"{backend} N={n:,}: {server_warmup} untimed recalls to warm the server")
-                for i in range(server_warmup):
-                    writer.recall(fill(rng, rng.choice(ASK)), user_id=USER, k=K,
-                                  as_of=AS_OF if i % 2 else None)
+            if server is not None:
+                warm_server(writer, rng, server_warmup)
             count = queries + sb.WARMUP
             fresh = [m for m in (message(rng) for _ in range(3 * count)) if m[1] not in seen][:count]
             fresh = [(i, *m) for i, m in enumerate(fresh)]

@@ -12,7 +12,8 @@ call. The wrapping costs about a microsecond a stage call. "searches" is one sta
 (vector, text and, for a question about the present whose predicates were read, the cue list).
 
 Run:  python -m benchmarks.writer_stages [--sizes 10000,100000] [--backends sqlite,neo4j]
-                                         [--calls 200] [--out benchmarks/results/writer-stages.json]
+                                         [--calls 200] [--server-warmup 1000]
+                                         [--out benchmarks/results/writer-stages.json]
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def timed_stages(writer: Writer, stages: list, calls: list[Callable[[], Any]]) -
     return out
 
 
-def bench(backend: str, n: int, calls: int, seed: int) -> dict:
+def bench(backend: str, n: int, calls: int, seed: int, server_warmup: int = 0) -> dict:
     rng, seen = random.Random(seed + n), set()
     out: dict = {"backend": backend, "n": n}
     tmp = Path(tempfile.mkdtemp(prefix=f"dualmem-stages-{backend}-"))
@@ -146,6 +147,7 @@ def bench(backend: str, n: int, calls: int, seed: int) -> dict:
             out["preload"] = wb.preload(writer, n, rng, seen)
             if server is not None:
                 sb.neo4j_call(server, "CALL db.awaitIndexes(3600)")
+                wb.warm_server(writer, rng, server_warmup)
             count = calls + sb.WARMUP
             fresh = [m for m in (wb.message(rng) for _ in range(60 * count)) if m[1] not in seen]
             singles, rest = fresh[:count], fresh[count:]
@@ -201,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--backends", default="sqlite")
     p.add_argument("--calls", type=int, default=200, help="timed calls of each kind (lists: a fifth)")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--server-warmup", type=int, default=1000, help="untimed recalls on Neo4j first")
     p.add_argument("--out", default="benchmarks/results/writer-stages.json")
     args = p.parse_args(argv)
     report: dict = {"machine": sb.machine_info(), "config": vars(args), "runs": []}
@@ -208,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     for n in (int(s) for s in args.sizes.split(",")):
         for backend in args.backends.split(","):
-            report["runs"].append(bench(backend, n, args.calls, args.seed))
+            report["runs"].append(bench(backend, n, args.calls, args.seed, args.server_warmup))
             print(render(report["runs"][-1]), flush=True)
             out.write_text(json.dumps(report, indent=2, default=str) + "\n")
     sb.log(f"wrote {out}")
