@@ -70,7 +70,7 @@ log = logging.getLogger(__name__)
 _VERSION_NO_VECTOR = R.projection("v", "MemoryVersion", vector=False)
 _MEMORY = R.projection("m", "Memory")
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
-MIN_FETCH = 100
+MIN_FETCH = 100  # ... and never fewer than this many
 VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
 CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
