@@ -85,6 +85,7 @@ class UserText:
         self._rids = np.zeros(0, dtype=np.int64)
         self._lengths = np.zeros(0, dtype=np.float64)
         self._total_length = 0.0
+        self._norms = np.zeros(0, dtype=np.float64)
         self._postings: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
         self.pending: list[tuple[int, str]] = []  # (rid, text) written since, not yet tokenized
 
@@ -113,6 +114,10 @@ class UserText:
             self._rids = np.asarray(self.rids, dtype=np.int64)
             self._lengths = np.asarray(self.lengths, dtype=np.float64)
             self._total_length = float(self._lengths.sum())
+            # Each row's k1 * (1 - b + b * D / avgdl), once per change of rows rather than per
+            # token of every query: the same operations on the same values, the same bits.
+            avgdl = self._total_length / float(self._rids.size)
+            self._norms = K1 * ((1 - B) + B * self._lengths / avgdl)
 
     def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
         chunks = self._postings.get(token)
@@ -130,7 +135,6 @@ class UserText:
         if not self._rids.size:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
         total_rows = int(self._rids.size)
-        avgdl = self._total_length / float(total_rows)
         score = np.zeros(len(self._rids), dtype=np.float64)
         matched = np.zeros(len(self._rids), dtype=bool)
         for token in tokens:  # in phrase order, as FTS5 sums them
@@ -140,8 +144,7 @@ class UserText:
             hits = rows.size
             idf = math.log((total_rows - hits + 0.5) / (hits + 0.5))
             idf = idf if idf > 0.0 else 1e-6
-            norm = K1 * ((1 - B) + B * self._lengths[rows] / avgdl)  # k1 * (1 - b + b * D / avgdl)
-            score[rows] += idf * ((tfs * (K1 + 1.0)) / (tfs + norm))
+            score[rows] += idf * ((tfs * (K1 + 1.0)) / (tfs + self._norms[rows]))
             matched[rows] = True
         at = np.flatnonzero(matched)
         return self._rids[at], score[at]

@@ -46,6 +46,7 @@ APPROX_ROWS = 20_000  # from this many rows on, ``top_k`` ranks by the head, the
 CANDIDATES = 1000  # rows ``top_k`` scores in full after the head pass
 GROUPED_ROWS = 20_000  # from this many rows on, ``top_k_many`` searches the nearest groups only
 _SAMPLE = 4096  # rows the principal directions are computed from
+_MASKS = 8  # filters whose masks are kept until the rows change
 _SLACK = 1e-4  # float32 rounding in the bound is far smaller: no row above the threshold is lost
 
 
@@ -83,6 +84,7 @@ class UserVectors:
         # product. Stored a row per coordinate: a product with a vector then streams over long
         # rows, two to three times faster than over 97-float rows.
         self.head_t = np.zeros((HEAD + 1, 0), dtype=np.float32)
+        self._masks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # filter -> (admitted, refused)
 
     def append(self, rows: list[tuple]) -> None:
         """Add rows of (rid, blob, valid_from, valid_to, tx_from, tx_to, kind, status, agent, session)."""
@@ -107,6 +109,7 @@ class UserVectors:
         for offset, name in ((6, "kind"), (7, "status"), (8, "agent"), (9, "session")):
             codes = self.codes[name]
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
+        self._masks.clear()
         if self.basis is not None:
             self._project(self.size, need)
             if self.groups is not None:
@@ -123,7 +126,7 @@ class UserVectors:
         # bound then rules out too few rows (for two in three of the benchmark's questions it
         # left over a quarter of the rows to score, and the scattered rows cost more to gather).
         scores = self.matrix[: self.size] @ unit_query
-        scores[~self._mask(flt)] = -np.inf
+        scores[self._refused(flt)] = -np.inf
         return self._best(np.arange(self.size), scores, k)
 
     def _top_k_by_head(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
@@ -132,9 +135,9 @@ class UserVectors:
         assert self.basis is not None
         query_head = np.append(unit_query @ self.basis, np.float32(0.0))  # the rest column ignored
         rough = query_head @ self.head_t[:, : self.size]
-        rough[~self._mask(flt)] = -np.inf
+        rough[self._refused(flt)] = -np.inf
         wanted = min(max(CANDIDATES, k), self.size)
-        rows = np.argpartition(-rough, wanted - 1)[:wanted]
+        rows = np.argpartition(rough, self.size - wanted)[self.size - wanted:]  # no negated copy
         rows = rows[np.isfinite(rough[rows])]
         return self._best(rows, self.matrix[rows] @ unit_query, k)
 
@@ -145,8 +148,8 @@ class UserVectors:
             return []
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        rids = self.cols["rid"]
-        return [(int(rids[rows[i]]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+        top = top[np.isfinite(scores[top])]
+        return list(zip(self.cols["rid"][rows[top]].tolist(), scores[top].tolist(), strict=True))
 
     def top_k_many(self, unit_queries: np.ndarray, flt: SearchFilter, k: int,
                    min_score: float) -> list[list[tuple[int, float]]]:
@@ -297,26 +300,48 @@ class UserVectors:
         column = self.cols["rid"][: self.size]
         at = np.minimum(np.searchsorted(column, rids), self.size - 1)
         held = column[at] == rids
-        admitted[held] = self._mask(flt, at[held])
+        admitted[held] = self._mask(flt)[at[held]]
         return held, admitted
 
-    def _mask(self, flt: SearchFilter, at: np.ndarray | None = None) -> np.ndarray:
-        """Which rows (all, or those at ``at``) the filter admits."""
-        c = {name: col[: self.size] if at is None else col[at] for name, col in self.cols.items()}
+    def _mask(self, flt: SearchFilter) -> np.ndarray:
+        """Which rows the filter admits (shared: do not write to it)."""
+        return self._masks_of(flt)[0]
+
+    def _refused(self, flt: SearchFilter) -> np.ndarray:
+        """Which rows the filter refuses (shared: do not write to it)."""
+        return self._masks_of(flt)[1]
+
+    def _masks_of(self, flt: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
+        # A recall applies its filter to every row two to four times (the vector list, the
+        # text lists' pages), and the next recall usually the same filter: the columns only
+        # change by ``append``, which forgets these.
+        key = (flt.agent_id, flt.session_id, flt.valid_at, flt.known_at, flt.kinds, flt.statuses)
+        masks = self._masks.get(key)
+        if masks is None:
+            if len(self._masks) >= _MASKS:
+                self._masks.clear()
+            admitted = self._mask_of(flt)
+            masks = self._masks[key] = (admitted, ~admitted)
+        return masks
+
+    def _mask_of(self, flt: SearchFilter) -> np.ndarray:
+        def c(name: str) -> np.ndarray:
+            return self.cols[name][: self.size]
+
         if flt.known_at is None:
-            mask = c["tx_to"] == FAR
+            mask = c("tx_to") == FAR
         else:
             known = to_micros(flt.known_at)
-            mask = (c["tx_from"] <= known) & (known < c["tx_to"])
+            mask = (c("tx_from") <= known) & (known < c("tx_to"))
         if flt.valid_at is not None:
             valid = to_micros(flt.valid_at)
-            mask &= (c["valid_from"] <= valid) & (valid < c["valid_to"])
+            mask &= (c("valid_from") <= valid) & (valid < c("valid_to"))
         for name, wanted in (("agent", flt.agent_id), ("session", flt.session_id)):
             if wanted is not None:
-                mask &= c[name] == self.codes[name].lookup(wanted)
+                mask &= c(name) == self.codes[name].lookup(wanted)
         for name, allowed in (("kind", flt.kinds), ("status", flt.statuses)):
             if allowed is not None:  # a few values: comparisons beat np.isin's sort
                 codes = [self.codes[name].lookup(v) for v in allowed]
-                mask &= np.logical_or.reduce([c[name] == code for code in codes]) if codes else False
+                column = c(name)
+                mask &= np.logical_or.reduce([column == code for code in codes]) if codes else False
         return mask
-
