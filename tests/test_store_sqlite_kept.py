@@ -1,5 +1,6 @@
 """The embedded store's one-query ``sources_of`` answers as the two-read default does, and its
-in-process copies (sources, hub counts) stay right through writes, a forget and other processes."""
+in-process copies (sources, hub counts, hit rows) stay right through writes, a forget, change
+sets and other processes."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer, open_store
 from dualmem_core.providers import HashingEmbedder
+from dualmem_core.store import SearchFilter, SearchHit
+from dualmem_core.store import changes as ch
 from dualmem_core.store.base import Store
 
 
@@ -79,5 +82,44 @@ def test_kept_hub_counts_follow_writes(tmp_path) -> None:
     for i, text in enumerate(said[2:], 2):
         writer.remember(text, user_id="u1", source_id=f"m{i}", at=t0 + timedelta(hours=i))
     assert neighbours(store) == neighbours(other) != before
+    store.close()
+    other.close()
+
+
+def test_kept_hit_rows_follow_counts_changes_and_other_processes(tmp_path) -> None:
+    """Search hits come through kept rows: their access counts, a change set of this store or of
+    another process, and a caller changing what it was given all show as a fresh read would."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store, other = open_store(url, dimension=64), open_store(url, dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    writer.remember("I love sushi.", user_id="u1", source_id="a", at=t0)
+    query = HashingEmbedder(64).embed(["I love sushi."])[0]
+
+    def hit() -> SearchHit:
+        [found] = [h for h in store.vector_search(query, SearchFilter("u1"), 10)
+                   if h.version.text == "I love sushi." and h.memory.kind == "observation"]
+        return found
+
+    def fresh(s: Store, memory_id: str) -> tuple:
+        [m] = s.get_memories("u1", [memory_id])
+        return m.access_count, m.last_accessed_at, m.review_state
+
+    first = hit()  # read, and kept
+    memory_id = first.memory.id
+    first.memory.access_count, first.version.text = 99, "changed by the caller"
+    assert hit().version.text == "I love sushi." and hit().memory.access_count == 0
+    store.record_access("u1", [memory_id], at=t0 + timedelta(hours=1))  # pending, seen at once
+    assert (hit().memory.access_count, hit().memory.last_accessed_at) == (1, t0 + timedelta(hours=1))
+    writer.remember("I play chess.", user_id="u1", source_id="b", at=t0)  # the count is written with it
+    store.record_access("u1", [memory_id], at=t0 + timedelta(hours=2))
+    writer.remember("I play go.", user_id="u1", source_id="c", at=t0)
+    got = hit().memory
+    assert (got.access_count, got.last_accessed_at, got.review_state) == fresh(store, memory_id)
+    assert fresh(store, memory_id) == fresh(other, memory_id) == (2, t0 + timedelta(hours=2), "new")
+    store.apply_changes(ch.ChangeSet("u1", "run-1", [ch.SetReviewState(memory_id, "reviewed", "new")]))
+    assert hit().memory.review_state == "reviewed"
+    other.apply_changes(ch.ChangeSet("u1", "run-2", [ch.SetReviewState(memory_id, "new", "reviewed")]))
+    assert hit().memory.review_state == "new" == fresh(other, memory_id)[2]  # another process's change
     store.close()
     other.close()

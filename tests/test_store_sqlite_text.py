@@ -41,7 +41,8 @@ def _same(store: SQLiteStore, rng: random.Random, user: str) -> None:
         for flt in filters:
             for k in (1, 3, 50):
                 fast = [(h.version.id, h.score) for h in store._text_search(terms, flt, k)]
-                fts = [(h.version.id, h.score) for h in store._hits(store._fts_top(conn, terms, flt, k))]
+                by_fts5 = store._hits(user, store._fts_top(conn, terms, flt, k))
+                fts = [(h.version.id, h.score) for h in by_fts5]
                 assert fast == fts, (query, flt, k)
 
 

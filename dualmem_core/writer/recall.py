@@ -27,6 +27,15 @@ class _Candidate:
     signals: scoring.Signals = field(default_factory=scoring.Signals)
 
 
+def _candidate(candidates: dict[str, _Candidate], hit: SearchHit) -> _Candidate:
+    """The candidate of the hit's version, made on first sight (a recall meets ~60 hits, most of
+    them in two or three lists)."""
+    cand = candidates.get(hit.version.id)
+    if cand is None:
+        cand = candidates[hit.version.id] = _Candidate(hit)
+    return cand
+
+
 def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int,
            asked: Asked | None = None) -> list[Hit]:
     """``asked``: the question's reading (``intent.read_question``); its facts are looked up and
@@ -47,7 +56,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     candidates: dict[str, _Candidate] = {}
     for list_index, hits in enumerate(lists):
         for rank, hit in enumerate(hits, 1):
-            cand = candidates.setdefault(hit.version.id, _Candidate(hit))
+            cand = _candidate(candidates, hit)
             cand.signals.ranks.append(rank)
             if list_index == 0:
                 cand.signals.cosine = hit.score
@@ -125,7 +134,7 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
     found = [h for h in found if since is None or h.version.valid_from >= since]
     best = max((h.score for h in found), default=0.0)
     for rank, hit in enumerate(found, 1):
-        cand = candidates.setdefault(hit.version.id, _Candidate(hit))
+        cand = _candidate(candidates, hit)
         cand.signals.ranks.append(rank)
         cand.signals.cue = hit.score / best if best > 0 else 0.0
 
@@ -147,7 +156,7 @@ def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
         # the store breaks that tie by (random) id.
         found.sort(key=lambda h: (-h.version.valid_from.timestamp(), h.version.text, h.version.id))
         for rank, hit in enumerate(found, 1):
-            candidates.setdefault(hit.version.id, _Candidate(hit)).signals.ranks.append(rank)
+            _candidate(candidates, hit).signals.ranks.append(rank)
         facts = [c for c in candidates.values() if c.hit.version.predicate]
         about = _asked_about(facts, asked)
     relations = set(asked.relations)

@@ -9,6 +9,13 @@ this store's own writes: a batch that adds a FROM edge from a new episode adds i
 a new MENTIONS edge adds one to its entity's count; any other change to those edges drops the
 entry. Another process's write (or a forget, an Editor change, an import) moves the user's
 generation on, and the whole copy is dropped at the next read, as the vector cache is.
+
+Search hits are kept too: the version and memory rows of each rid a search returned. Reading
+them was a sixth of a recall at 100k (a row of each table per hit, ~60 hits), and a row not
+read for a while costs several times more (pages gone from SQLite's cache: the slowest recalls
+were those). This store's own writes only add rows, so a remember leaves them current; the one
+column that changes under them is a memory's access count, which the store adds to them when
+it writes counts (``KeptReads.counted``). They are kept as rows: callers get new objects.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from ...timeutil import FAR_FUTURE, to_micros
 from ..models import EdgeType, WriteBatch
 
 MAX_KEPT = 20_000  # memories (and entities) kept per user; past it that part starts over
+MAX_KEPT_ROWS = 10_000  # search hits' rows kept per user (~1 KB each, without vectors)
 
 
 class KeptReads:
@@ -29,6 +37,8 @@ class KeptReads:
         self.generation = generation
         self.by_memory: dict[str, list[tuple[int, str]]] = {}
         self.degrees: dict[str, tuple[int, int]] = {}  # entity -> (count up to cap, cap)
+        self.rows: dict[int, tuple[tuple, str]] = {}  # rid -> (version row, its memory's id)
+        self.memories: dict[str, tuple] = {}  # memory rows of ``rows``, as the file holds them
 
     def uncounted(self, entity_ids: list[str], cap: int) -> list[str]:
         return [e for e in entity_ids if self.degrees.get(e, (0, -1))[1] != cap]
@@ -56,6 +66,30 @@ class KeptReads:
 
     def sources(self, memory_ids: list[str]) -> dict[str, list[str]]:
         return {m: [s for _, s in self.by_memory[m]] for m in memory_ids if self.by_memory.get(m)}
+
+    def missing_rows(self, rids: list[int]) -> list[int]:
+        return [rid for rid in rids if rid not in self.rows]
+
+    def keep_rows(self, rids: list[int], rows: list[tuple[int, tuple, tuple]]) -> None:
+        """Keep what a read found for ``rids``: (rid, version row, memory row) of each row still
+        there, as ``rows.VERSION_COLUMNS`` and ``rows.MEMORY_COLUMNS`` order them."""
+        if len(self.rows) + len(rows) > MAX_KEPT_ROWS:
+            self.rows.clear()
+            self.memories.clear()
+        for rid, version, memory in rows:
+            self.rows[rid] = (version, memory[0])
+            self.memories[memory[0]] = memory
+
+    def hit_rows(self, rids: list[int]) -> list[tuple[int, tuple, tuple]]:
+        """(rid, version row, memory row) of each kept rid of ``rids``."""
+        return [(rid, entry[0], self.memories[entry[1]]) for rid in rids
+                if (entry := self.rows.get(rid)) is not None]
+
+    def counted(self, memory_id: str, count: int, at: int) -> None:
+        """Follow recall counts written to the file (``access.PendingAccess.write``): at is micros."""
+        memory = self.memories.get(memory_id)
+        if memory is not None:  # access_count and last_accessed_at end the memory row
+            self.memories[memory_id] = (*memory[:-2], memory[-2] + count, at)
 
     def written(self, batch: WriteBatch) -> None:
         """Follow a committed batch of this store's own."""

@@ -93,7 +93,8 @@ class SQLiteStore(Store):
         self._lock = threading.Lock()
         self._caches: dict[str, UserVectors] = {}
         self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
-        self._kept: dict[str, KeptReads] = {}  # recall's provenance and hub counts, likewise
+        self._kept: dict[str, KeptReads] = {}  # recall's provenance, hub counts and hit rows, likewise
+        self._counts_written = 0  # commits of recall counts: a hit row read across one is not kept
         self._tokenizer: Tokenizer | None = None
         self._checkpointer = Checkpointer(self.path)
         self._access = PendingAccess()  # recall counts, written with the next write
@@ -176,7 +177,12 @@ class SQLiteStore(Store):
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreUnavailable(f"SQLite store {self.path}: {exc}; nothing was written") from None
             raise
-        conn.execute("COMMIT")
+        if taken:  # the kept hit rows follow the counts (kept.py); see ``_rows_by_rid``
+            with self._lock:
+                conn.execute("COMMIT")
+                self._count_kept(taken)
+        else:
+            conn.execute("COMMIT")
         if write:
             self._checkpointer.written()
 
@@ -464,7 +470,7 @@ class SQLiteStore(Store):
     # -- search ---------------------------------------------------------------------------
 
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]:
-        return self._hits(self._vector_top(unit_query, flt, k))
+        return self._hits(flt.user_id, self._vector_top(unit_query, flt, k))
 
     def _vector_top(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
         cache = self._vectors(flt.user_id)
@@ -477,8 +483,9 @@ class SQLiteStore(Store):
         by_vector = self._vector_top(unit_query, flt, k)
         by_text = self._text_top(terms, flt, k) if terms else []
         by_cue = self._text_top(cues, observations(flt), k) if cues else []
-        found = self._rows_by_rid([rid for rid, _ in by_vector + by_text + by_cue])
-        return self._hits(by_vector, found), self._hits(by_text, found), self._hits(by_cue, found)
+        found = self._rows_by_rid(flt.user_id, [rid for rid, _ in by_vector + by_text + by_cue])
+        vector, text, cue = (self._hits(flt.user_id, hits, found) for hits in (by_vector, by_text, by_cue))
+        return vector, text, cue
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
@@ -533,26 +540,53 @@ class SQLiteStore(Store):
             self._caches[user_id] = cache
         return cache
 
-    def _hits(self, scored: list[tuple[int, float]],
+    def _hits(self, user_id: str, scored: list[tuple[int, float]],
               found: dict[int, tuple[MemoryVersion, Memory]] | None = None) -> list[SearchHit]:
         """Search hits of (rid, score) pairs, from rows already read (``found``) or read now."""
         if found is None:
-            found = self._rows_by_rid([rid for rid, _ in scored])
+            found = self._rows_by_rid(user_id, [rid for rid, _ in scored])
         return [SearchHit(found[rid][1], found[rid][0], score) for rid, score in scored
                 if rid in found]
 
-    def _rows_by_rid(self, rids: list[int]) -> dict[int, tuple[MemoryVersion, Memory]]:
+    def _rows_by_rid(self, user_id: str, rids: list[int]) -> dict[int, tuple[MemoryVersion, Memory]]:
+        """The version and memory of each of the user's rids, through the kept rows (kept.py)."""
         if not rids:
             return {}
-        rows = self._conn().execute(
-            _HIT_SELECT + " WHERE v.rid IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(dict.fromkeys(rids))),)).fetchall()
-        width = len(R.VERSION_COLUMNS.split(","))
-        memories = self._access.seen([R.to_memory(r[width + 1:]) for r in rows])
-        return {r[0]: (R.to_version(r[1:width + 1]), m) for r, m in zip(rows, memories, strict=True)}
+        rids = list(dict.fromkeys(rids))
+        generation = self._generation(user_id)
+        with self._lock:
+            kept = self._kept.get(user_id)
+            if kept is None or kept.generation != generation:
+                kept = self._kept[user_id] = KeptReads(generation)
+            rows, lacking = kept.hit_rows(rids), kept.missing_rows(rids)
+            counts_written = self._counts_written
+        if lacking:
+            width = len(R.VERSION_COLUMNS.split(","))
+            with self._tx(write=False) as conn:  # the rows and their generation from one snapshot
+                read_at = self._generation(user_id)
+                read = conn.execute(_HIT_SELECT + " WHERE v.rid IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(lacking),)).fetchall()
+            new = [(r[0], r[1:width + 1], r[width + 1:]) for r in read]
+            with self._lock:
+                # Counts written since the read began may or may not be in these rows: then
+                # they are not kept (``_tx`` commits counts and adds them to kept rows at once).
+                if kept.generation == read_at and self._counts_written == counts_written:
+                    kept.keep_rows(lacking, new)
+            rows += new
+        memories = self._access.seen([R.to_memory(memory) for _, _, memory in rows])
+        return {rid: (R.to_version(version), memory)
+                for (rid, version, _), memory in zip(rows, memories, strict=True)}
+
+    def _count_kept(self, taken: dict[tuple[str, str], list[int]]) -> None:
+        """Counts just committed, added to the kept rows' memories (under ``self._lock``)."""
+        self._counts_written += 1
+        for (user_id, memory_id), (count, at) in taken.items():
+            kept = self._kept.get(user_id)
+            if kept is not None:
+                kept.counted(memory_id, count, at)
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
-        return self._hits(self._text_top(terms, flt, k))
+        return self._hits(flt.user_id, self._text_top(terms, flt, k))
 
     def _text_top(self, terms: list[str], flt: SearchFilter, k: int) -> list[tuple[int, float]]:
         """(rid, bm25) of the best k rows the filter admits."""
@@ -817,7 +851,7 @@ class SQLiteStore(Store):
         order = "ORDER BY v.valid_from DESC, v.tx_from DESC, v.id LIMIT ?"
         conn = self._conn()
         if predicates is None:
-            return self._hits([(rid, 0.0) for (rid,) in conn.execute(
+            return self._hits(flt.user_id, [(rid, 0.0) for (rid,) in conn.execute(
                 f"SELECT v.rid FROM versions v{join} WHERE {where} AND v.predicate IS NOT NULL {order}",
                 (*params, limit)).fetchall()])
         # One predicate at a time walks its index entries latest first and stops at the limit
@@ -829,7 +863,7 @@ class SQLiteStore(Store):
                 f"versions_by_predicate_time{join} WHERE {where} AND v.predicate = ? {order}",
                 (*params, predicate, limit)).fetchall()
         rows.sort(key=lambda r: (-r[1], -r[2], r[3]))
-        return self._hits([(r[0], 0.0) for r in rows[:limit]])
+        return self._hits(flt.user_id, [(r[0], 0.0) for r in rows[:limit]])
 
     def _memory_owner(self, memory_id: str) -> str:
         row = self._conn().execute("SELECT user_id FROM memories WHERE id = ?", (memory_id,)).fetchone()
