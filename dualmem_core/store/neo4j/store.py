@@ -722,11 +722,15 @@ class Neo4jStore(Store):
                 f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
                 params | {"limit": limit})
         # One predicate at a time, read from the (user, predicate, valid_from) index latest first,
-        # so each stops at the limit instead of sorting every such fact; then merged.
+        # so each stops at the limit instead of sorting every such fact; then merged. The
+        # ``WITH v ORDER BY`` before the expand is what lets the planner read the index in
+        # order (a PartialTop over the first rows): without it, it read every fact of the
+        # predicate and sorted them (513 rows for 10 at 10k memories, 18 ms mean at 100k).
         return self._search(
             "UNWIND $predicates AS p CALL (p) { "
             "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, predicate, valid_from) "
             f"WHERE {where['v']} AND v.predicate = p AND v.valid_from IS NOT NULL "
+            "WITH v ORDER BY v.valid_from DESC "
             f"MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
             f"RETURN v, m {order} }} "
             f"RETURN {_VERSION_NO_VECTOR} AS v, {_MEMORY} AS m, 0.0 AS score {order}",
