@@ -4,6 +4,7 @@ sets and other processes."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer, open_store
@@ -11,6 +12,7 @@ from dualmem_core.providers import HashingEmbedder
 from dualmem_core.store import SearchFilter, SearchHit
 from dualmem_core.store import changes as ch
 from dualmem_core.store.base import Store
+from dualmem_core.store.sqlite import access
 
 
 def test_sources_of_equals_the_default_through_edges_and_episodes(tmp_path) -> None:
@@ -123,3 +125,32 @@ def test_kept_hit_rows_follow_counts_changes_and_other_processes(tmp_path) -> No
     assert hit().memory.review_state == "new" == fresh(other, memory_id)[2]  # another process's change
     store.close()
     other.close()
+
+
+def test_a_hit_row_read_in_a_snapshot_older_than_a_count_write_is_not_kept(tmp_path, monkeypatch) -> None:
+    """A recall's read transaction began before another thread wrote recall counts: the rows it
+    reads lack them, so they are returned but not kept (later searches read them again)."""
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    writer.remember("I love sushi.", user_id="u1", source_id="a", at=t0)
+    [memory] = [m for m in store.export_graph("u1").memories if m.kind == "observation"]
+    query = HashingEmbedder(64).embed(["I love sushi."])[0]
+
+    def count() -> int:
+        return next(h.memory.access_count for h in store.vector_search(query, SearchFilter("u1"), 10)
+                    if h.memory.id == memory.id)
+
+    def elsewhere() -> None:  # a count, due at once: written in a transaction of its own
+        store.record_access("u1", [memory.id], at=t0 + timedelta(hours=1))
+
+    monkeypatch.setattr(access, "FLUSH_AFTER_S", 0.0)
+
+    with store.reading():
+        store.counts("u1")  # the snapshot begins here
+        worker = threading.Thread(target=elsewhere)
+        worker.start()
+        worker.join()
+        assert count() == 0  # the snapshot's row: the count was written after it began
+    assert count() == 1  # read again, not the snapshot's row kept
+    store.close()

@@ -145,6 +145,9 @@ class SQLiteStore(Store):
         conn = self._conn()
         conn.execute("BEGIN")
         self._local.generations = {}
+        # Before the snapshot is taken (at the first read): hit rows read in it are kept only
+        # if no recall counts were committed since (``_rows_by_rid``).
+        self._local.counts_at = self._counts_written
         try:
             yield
         finally:
@@ -559,7 +562,8 @@ class SQLiteStore(Store):
             if kept is None or kept.generation != generation:
                 kept = self._kept[user_id] = KeptReads(generation)
             rows, lacking = kept.hit_rows(rids), kept.missing_rows(rids)
-            counts_written = self._counts_written
+            inside = getattr(self._local, "generations", None) is not None  # in ``reading``'s snapshot
+            counts_written = self._local.counts_at if inside else self._counts_written
         if lacking:
             width = len(R.VERSION_COLUMNS.split(","))
             with self._tx(write=False) as conn:  # the rows and their generation from one snapshot
@@ -568,8 +572,9 @@ class SQLiteStore(Store):
                                     (json.dumps(lacking),)).fetchall()
             new = [(r[0], r[1:width + 1], r[width + 1:]) for r in read]
             with self._lock:
-                # Counts written since the read began may or may not be in these rows: then
-                # they are not kept (``_tx`` commits counts and adds them to kept rows at once).
+                # Counts committed since the snapshot began may or may not be in these rows:
+                # then they are not kept (``_tx`` commits counts and adds them to kept rows at
+                # once, under the lock).
                 if kept.generation == read_at and self._counts_written == counts_written:
                     kept.keep_rows(lacking, new)
             rows += new
