@@ -25,7 +25,8 @@ def _operators(plan) -> set[str]:
     return names
 
 
-def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
+def _record_queries(monkeypatch) -> dict[str, dict]:
+    """Every query the driver runs from now on (until ``monkeypatch.undo``), with its parameters."""
     seen: dict[str, dict] = {}
     real_run = ManagedTransaction.run
 
@@ -34,6 +35,11 @@ def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
         return real_run(self, query, parameters, **kwargs)
 
     monkeypatch.setattr(ManagedTransaction, "run", recording_run)
+    return seen
+
+
+def test_store_queries_use_indexes(neo4j_store, neo4j_uri, user, monkeypatch):
+    seen = _record_queries(monkeypatch)
     b = Builder(user)
     ep = b.episode("Alice moved to Lyon", at(2))
     mem, ver = b.memory("Alice lives in Lyon", vec(1, 0), episode=ep)
@@ -87,19 +93,12 @@ def test_fact_lookup_reads_its_index_in_order(neo4j_store, neo4j_uri, user, monk
     """Recall's fact lookup stops at its limit: the (user, predicate, valid_from) index is read
     latest first (a PartialTop), not every fact of the predicate read and sorted (a Top alone:
     5,000 rows for 10 at 100k memories)."""
-    seen: dict[str, dict] = {}
-    real_run = ManagedTransaction.run
-
-    def recording_run(self, query, parameters=None, **kwargs):
-        seen.setdefault(query, {**(parameters or {}), **kwargs})
-        return real_run(self, query, parameters, **kwargs)
-
     b = Builder(user)
     for i in range(3):
         b.memory(f"Alice lives in c{i}", vec(1, i), valid_from=at(i + 1), predicate="lives_in",
                  subject="Alice", object=f"c{i}")
     neo4j_store.write(b.batch)
-    monkeypatch.setattr(ManagedTransaction, "run", recording_run)
+    seen = _record_queries(monkeypatch)
     found = neo4j_store.list_facts(SearchFilter(user), predicates=["lives_in", "works_at"], limit=2)
     monkeypatch.undo()
     assert [h.version.object for h in found] == ["c2", "c1"]  # latest first

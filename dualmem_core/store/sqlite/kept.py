@@ -70,9 +70,9 @@ class KeptReads:
     def missing_rows(self, rids: list[int]) -> list[int]:
         return [rid for rid in rids if rid not in self.rows]
 
-    def keep_rows(self, rids: list[int], rows: list[tuple[int, tuple, tuple]]) -> None:
-        """Keep what a read found for ``rids``: (rid, version row, memory row) of each row still
-        there, as ``rows.VERSION_COLUMNS`` and ``rows.MEMORY_COLUMNS`` order them."""
+    def keep_rows(self, rows: list[tuple[int, tuple, tuple]]) -> None:
+        """Keep what a read found: (rid, version row, memory row) of each row still there, as
+        ``rows.VERSION_COLUMNS`` and ``rows.MEMORY_COLUMNS`` order them."""
         if len(self.rows) + len(rows) > MAX_KEPT_ROWS:
             self.rows.clear()
             self.memories.clear()

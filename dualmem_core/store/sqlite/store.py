@@ -558,9 +558,7 @@ class SQLiteStore(Store):
         rids = list(dict.fromkeys(rids))
         generation = self._generation(user_id)
         with self._lock:
-            kept = self._kept.get(user_id)
-            if kept is None or kept.generation != generation:
-                kept = self._kept[user_id] = KeptReads(generation)
+            kept = self._kept_at(user_id, generation)
             rows, lacking = kept.hit_rows(rids), kept.missing_rows(rids)
             inside = getattr(self._local, "generations", None) is not None  # in ``reading``'s snapshot
             counts_written = self._local.counts_at if inside else self._counts_written
@@ -576,7 +574,7 @@ class SQLiteStore(Store):
                 # then they are not kept (``_tx`` commits counts and adds them to kept rows at
                 # once, under the lock).
                 if kept.generation == read_at and self._counts_written == counts_written:
-                    kept.keep_rows(lacking, new)
+                    kept.keep_rows(new)
             rows += new
         memories = self._access.seen([R.to_memory(memory) for _, _, memory in rows])
         return {rid: (R.to_version(version), memory)
@@ -801,15 +799,21 @@ class SQLiteStore(Store):
         return self._through_kept(user_id, memory_ids, KeptReads.missing, read, KeptReads.fill,
                                   KeptReads.sources)
 
+    def _kept_at(self, user_id: str, generation: int) -> KeptReads:
+        """The user's kept reads, started over when they belong to another generation (under
+        ``self._lock``)."""
+        kept = self._kept.get(user_id)
+        if kept is None or kept.generation != generation:
+            kept = self._kept[user_id] = KeptReads(generation)
+        return kept
+
     def _through_kept(self, user_id: str, wanted: list, missing, read, keep, answer):
         """``answer(kept, wanted)`` from the user's kept reads, reading (``read(conn, missing)``)
         and keeping (``keep(kept, missing, rows)``) what they lack, in one snapshot with the
         generation they belong to; a write in between leaves them unkept (read again next time)."""
         generation = self._generation(user_id)
         with self._lock:
-            kept = self._kept.get(user_id)
-            if kept is None or kept.generation != generation:
-                kept = self._kept[user_id] = KeptReads(generation)
+            kept = self._kept_at(user_id, generation)
             lacking = missing(kept, wanted)
             if not lacking:
                 return answer(kept, wanted)
