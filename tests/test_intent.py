@@ -75,6 +75,26 @@ def test_names_values_set_aside_and_the_users_own_name():
     assert not Asked()
 
 
+@pytest.mark.parametrize(
+    ("question", "set_aside"),
+    [
+        ("What diet did Priya follow before she went pescatarian?", {"pescatarian"}),
+        ("Where did the user live before the move to Conroe?", {"conroe"}),
+        ("What does Lou drink instead of coffee these days?", {"coffee"}),
+        ("Which school did he teach at before Kennedy High?", {"kennedy high"}),
+        ("What was her job before she became a registered nurse?", {"registered nurse", "nurse"}),
+        ("What did she do before he retired and moved?", {"retired"}),
+    ],
+)
+def test_the_value_a_question_sets_aside_ends_its_clause(question, set_aside):
+    assert set_aside <= read_question(question).excluded
+
+
+def test_a_question_about_the_time_between_two_events_sets_neither_aside():
+    assert not read_question("How many weeks after moving to Minneapolis did she get engaged?").excluded
+    assert not read_question("How long after the wedding did they move to Leeds?").excluded
+
+
 def _told(store, texts: list[str], *, role_of=lambda _: "user") -> tuple[Writer, str]:
     user = f"intent-{id(store)}-{datetime.now().timestamp()}"
     w = Writer(store)
@@ -123,6 +143,35 @@ def test_the_value_a_question_sets_aside_is_not_its_first_answer(store):
     hits = w.recall("Where did the user live before San Diego?", user_id=user, k=3)
     assert "San Diego" not in hits[0].text, [h.text for h in hits]
     assert any("Monterey" in h.text for h in hits)
+
+
+def test_a_value_set_aside_in_a_clause_is_not_the_first_answer(store):
+    w, user = _told(store, ["I work at Initech.", "I worked at Globex from 2019 to 2024."])
+    hits = w.recall("Where did the user work before joining Initech?", user_id=user, k=3)
+    assert hits[0].object == "Globex", [h.text for h in hits]
+
+
+def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which(store):
+    """No Editor has run, so no supersession edge links the jobs: their valid times decide. Acme
+    scores best on its own (as a fact told more often would) but ended before Globex began."""
+    from dualmem_core.store import Memory, MemoryVersion, SearchHit
+    from dualmem_core.writer.recall import _predecessors_of_named
+
+    def fact(value: str, score: float, began: int, ended: int | None) -> tuple:
+        memory = Memory(user_id="u", kind="fact")
+        version = MemoryVersion(
+            memory_id=memory.id, user_id="u", text=f"user works at {value}", subject="user",
+            predicate="works_at", object=value, valid_from=datetime(began, 1, 1, tzinfo=UTC),
+            **({"valid_to": datetime(ended, 1, 1, tzinfo=UTC)} if ended else {}),
+        )
+        return score, {}, ended is None, SearchHit(memory, version, score)
+
+    ranked = [fact("Acme", 0.6, 2012, 2016), fact("Globex", 0.5, 2016, 2021),
+              fact("Initech", 0.55, 2021, None), fact("Hooli", 0.7, 2005, 2012)]
+    lifted = _predecessors_of_named(store, "u", frozenset({"initech"}), ranked)
+    best = max(lifted, key=lambda item: item[0])
+    assert best[3].version.object == "Globex"
+    assert [s for s, *_ in lifted if s != best[0]] == [0.6, 0.55, 0.7]  # the others keep their scores
 
 
 def test_a_question_the_reader_cannot_read_ranks_as_before(store):

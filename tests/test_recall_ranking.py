@@ -76,3 +76,5 @@ def test_statement_words_come_from_the_extractors_lexicon():
     assert {"cat", "dog", "puppy", "adopted"} <= set(pets) and len(pets) == len(set(pets))
     assert {"son", "daughter", "kid"} <= set(kids)
     assert statement_words(["no_such_predicate"]) == ""
+    # "my favourite whisky": the cue word and the category it is a favourite of
+    assert {"favourite", "favorite", "whisky"} <= set(statement_words(["favourite_whisky"]).split())

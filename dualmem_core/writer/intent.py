@@ -79,8 +79,35 @@ def read_question(question: str, *, user_names: tuple[str, ...] | list[str] = ()
         relations = tuple(p for p in found if p in RELATIONS)
     own = {n.casefold() for n in user_names}
     names = tuple(n for n in _names(question) if n.casefold() not in own)
-    excluded = frozenset(m.group(1).casefold().rstrip("?.!,") for m in q.ASIDE.finditer(question))
-    return Asked(tuple(dict.fromkeys(found)), names, relations, excluded)
+    return Asked(tuple(dict.fromkeys(found)), names, relations, _set_aside(question))
+
+
+def _set_aside(question: str) -> frozenset[str]:
+    """The values a question sets aside, casefolded: "before Denver", "before she went
+    pescatarian", "before the move to Conroe", "instead of coffee these days". A clause ends in
+    what it sets aside: a name in capitals is taken whole, other words as the last one to four
+    words that do not begin with a function word ("registered nurse" and "nurse" of "before she
+    became a registered nurse"); an extra value costs nothing unless a fact has it as its value.
+    A question about the time between two events ("how long after ...") sets nothing aside."""
+    if q.INTERVAL.search(question):
+        return frozenset()
+    values = {m.group(1).casefold().rstrip("?.!,") for m in q.ASIDE.finditer(question)}
+    for m in q.ASIDE_CLAUSE.finditer(question):
+        words = [_POSSESSIVE.sub("", w) for w in m.group(1).split()]
+        while words and words[-1].casefold() in q.ASIDE_TRAILING:
+            words.pop()
+        if not words:
+            continue
+        if words[-1][:1].isupper():
+            start = len(words) - 1
+            while start > 0 and words[start - 1][:1].isupper():
+                start -= 1
+            values.add(" ".join(words[start:]).casefold())
+            continue
+        for n in range(1, min(4, len(words)) + 1):
+            if words[-n].casefold() not in q.ASIDE_NOT_VALUES:
+                values.add(" ".join(words[-n:]).casefold())
+    return frozenset(v for v in values if v)
 
 
 def _favourites(question: str) -> list[str]:

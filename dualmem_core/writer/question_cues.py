@@ -231,3 +231,25 @@ ASIDE = re.compile(
     r"|got|was at|lived in|worked at)\s+)?((?:the )?[\w'’-]+(?-i: [A-Z][\w'’-]+)*)",
     re.IGNORECASE,
 )
+# The words after an aside cue, to the end of its clause: "before she went pescatarian", "before
+# the move to Conroe", "instead of coffee these days". The value set aside ends the clause.
+ASIDE_CLAUSE = re.compile(
+    r"\b(?:before|after|prior to|instead of|other than|besides|apart from|except(?: for)?|rather than"
+    r"|previous to|ahead of)\s+([^?.!,;:]+?)(?=\s+(?:and|or|but|when|while|so|because)\b|[?.!,;:]|$)",
+    re.IGNORECASE,
+)
+# A question about the time between two events names both as what it asks: "how many weeks after
+# moving to Minneapolis did she get engaged?" sets nothing aside.
+INTERVAL = re.compile(
+    r"\bhow (?:long|soon|many (?:days|weeks|months|years)|much (?:time|later|earlier))\b", re.IGNORECASE
+)
+# Words that end a clause without naming a value: the time it is asked about, pronouns.
+ASIDE_TRAILING = frozenset(
+    """now nowadays currently today lately recently anymore presently these those days day this that then
+    time moment point all""".split()
+)
+ASIDE_NOT_VALUES = frozenset(
+    """the a an to in at for of on with from by into her his their its my your our she he they it him them
+    me you we us i was were is are be been being had has have did do does got get went go moved move
+    started start joined join became become""".split()
+)

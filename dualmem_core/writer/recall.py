@@ -200,23 +200,50 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
 
 def _predecessors_of_named(store: Store, user_id: str, aside: frozenset[str],
                            ranked: list[tuple]) -> list[tuple]:
-    """Asked about the past with a value set aside ("where did she live before Denver?"), the fact
-    that the named value's fact superseded ranks just above it: the graph knows what came before.
-    Only a value set aside counts: "when did she get engaged?" names "engaged" as what it asks."""
-    named = {}
+    """Asked about the past with a value set aside ("where did she live before Denver?"), the
+    value held just before the named one ranks first among the facts of its predicate: the one
+    the named fact superseded, or else, where the graph has no such edge, the latest fact of the
+    same subject and predicate that began before it. "Before Denver" asks for the value just
+    before, not the oldest one told. Only a value set aside counts: "when did she get engaged?"
+    names "engaged" as what it asks."""
+    named: dict[str, tuple[float, SearchHit]] = {}
     for score, _, _, hit in ranked:
         value = (hit.version.object or "").casefold()
-        if len(value) > 2 and value in aside:
-            named[hit.memory.id] = max(named.get(hit.memory.id, 0.0), score)
+        if len(value) > 2 and value in aside and score > named.get(hit.memory.id, (-1.0, None))[0]:
+            named[hit.memory.id] = (score, hit)
     if not named:
         return ranked
     edges = store.get_edges(user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
-    lift: dict[str, float] = {}
+    superseded: dict[str, list[str]] = {}
     for e in edges:
         if e.src_id in named and e.dst_id not in named:
-            lift[e.dst_id] = max(lift.get(e.dst_id, 0.0), named[e.src_id] * 1.01)
+            superseded.setdefault(e.src_id, []).append(e.dst_id)
+    lift: dict[str, float] = {}
+    for memory_id, (score, hit) in named.items():
+        rivals = [(s, h) for s, _, _, h in ranked if h.memory.id not in named and _same_slot(h, hit)]
+        best = max([score, *(s for s, _ in rivals)]) * 1.01
+        for before in superseded.get(memory_id) or [_latest_before(hit, [h for _, h in rivals])]:
+            if before is not None:
+                lift[before] = max(lift.get(before, 0.0), best)
     return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
             for score, parts, current, hit in ranked]
+
+
+def _same_slot(hit: SearchHit, other: SearchHit) -> bool:
+    """Facts of one subject and one predicate: values of one slot over time."""
+    a, b = hit.version, other.version
+    return bool(a.predicate) and canonical(a.predicate) == canonical(b.predicate or "") and (
+        (a.subject or "").casefold() == (b.subject or "").casefold())
+
+
+def _latest_before(named: SearchHit, rivals: list[SearchHit]) -> str | None:
+    """The memory of the rival that began last before the named fact began (a start unknown to
+    the Writer, as in "I used to work at X", counts as the earliest)."""
+    began = named.version.valid_from
+    earlier = [h for h in rivals if h.version.valid_from < began and not h.version.negated]
+    if not earlier:
+        return None
+    return max(earlier, key=lambda h: (h.version.valid_from, h.version.valid_to, h.version.text)).memory.id
 
 
 def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:

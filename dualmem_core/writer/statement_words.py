@@ -10,6 +10,7 @@ about. The words are plain English forms (the full-text indexes stem them: "move
 
 from __future__ import annotations
 
+from .predicates import FAVOURITE_PREFIX
 from .rules.lexicon import PETS, RELATIONS
 
 _BY_RELATION: dict[str, list[str]] = {}
@@ -52,4 +53,6 @@ def statement_words(predicates: tuple[str, ...] | list[str]) -> str:
         words += (w for noun in _BY_RELATION.get(predicate, ()) for w in noun.split())
         if predicate == "pet":
             words += (w for kind in PETS for w in kind.split())
+        if predicate.startswith(FAVOURITE_PREFIX):  # "my favourite whisky": the word and the category
+            words += ["favourite", "favorite", *predicate[len(FAVOURITE_PREFIX):].split("_")]
     return " ".join(dict.fromkeys(words))
