@@ -34,7 +34,7 @@ from collections import Counter
 from benchmarks import extraction_corpus, extraction_dialogues
 from dualmem_core.evaluation.fixture import GoldFact, load_fixture
 from dualmem_core.evaluation.metrics import _key
-from dualmem_core.writer.discourse import Discourse
+from dualmem_core.writer.discourse import SessionContexts
 from dualmem_core.writer.extract_rules import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.inputs import to_messages
@@ -57,10 +57,10 @@ def run(part: str, show_misses: bool, show_extra: bool, alone: bool = False) -> 
     mined = WriterConfig().extract_roles
     extracted: dict[str, list[Fact]] = {}
     text_of: dict[str, str] = {}
-    contexts: dict[tuple[str, str], Discourse] = {}
+    contexts = SessionContexts()  # as the Writer keeps them: one per session, names per user
     for m in fixture.messages:
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
-        context = None if alone else contexts.setdefault((m.user_id, m.session_id), Discourse())
+        context = None if alone else contexts.get(m.user_id, m.session_id)
         said = Message(msg.text, msg.at, msg.speaker, msg.role)
         if msg.role in mined:
             extracted[m.source_id] = extractor.extract(said, context)
@@ -148,16 +148,20 @@ def corpus_table(show_misses: bool, show_extra: bool) -> str:
     if show_extra:
         for sid, text, fact in result.wrong:
             print(f"EXTRA {sid} {extraction_corpus.describe(fact)} << {text}")
-    return "\n".join(
-        [
-            "part corpus",
-            "| statements | expected | found | recall | extracted (judged) | correct | precision |",
-            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-            f"| {len(extraction_corpus.load())} | {result.expected} | {result.found}"
-            f" | {_pct(result.found, result.expected)} | {result.extracted} | {result.correct}"
-            f" | {_pct(result.correct, result.extracted)} |",
-        ]
-    )
+    lines = [
+        "part corpus (lower case: every statement lower-cased; run together: each pair joined with no stop)",
+        "| variant | statements | expected | found | recall | extracted (judged) | correct | precision |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    corpus = extraction_corpus.load()
+    for name in extraction_corpus.VARIANTS:
+        statements = extraction_corpus.variant(corpus, name)
+        r = result if name == extraction_corpus.VARIANTS[0] else extraction_corpus.score(statements)
+        lines.append(
+            f"| {name} | {len(statements)} | {r.expected} | {r.found} | {_pct(r.found, r.expected)}"
+            f" | {r.extracted} | {r.correct} | {_pct(r.correct, r.extracted)} |"
+        )
+    return "\n".join(lines)
 
 
 def dialogues_table(show_misses: bool, show_extra: bool) -> str:
@@ -207,10 +211,10 @@ def timing(repeats: int = 5) -> str:
     users = sum(m.role == "user" for m in fixture.messages)
     start = time.perf_counter()
     for _ in range(repeats):
-        contexts: dict[tuple[str, str], Discourse] = {}
+        contexts = SessionContexts()  # as the Writer keeps them: one per session, names per user
         for m in fixture.messages:
             if m.role in ("user", "assistant"):
-                context = contexts.setdefault((m.user_id, m.session_id), Discourse())
+                context = contexts.get(m.user_id, m.session_id)
                 extractor.extract(Message(m.content, at, m.role, m.role), context)
     elapsed = time.perf_counter() - start
     per_user = 1000 * elapsed / (repeats * users)

@@ -133,6 +133,25 @@ def score(statements: list[Statement] | None = None, extractor: RuleExtractor | 
     return result
 
 
+VARIANTS = ("as written", "lower case", "run together")
+
+
+def variant(statements: list[Statement], name: str) -> list[Statement]:
+    """The corpus as people also type it: all in lower case ("my sister lena lives in leeds"), or
+    each statement run into the next with no stop between them ("...in Leeds I work at Aldi"),
+    which then states the facts of both."""
+    if name == "lower case":
+        return [Statement(f"{s.id}/lower", s.text.lower(), s.facts, s.ok) for s in statements]
+    if name == "run together":
+        pairs = zip(statements[::2], statements[1::2], strict=False)
+        return [Statement(f"{a.id}+{b.id}", f"{_STOP.sub('', a.text)} {b.text}", a.facts + b.facts,
+                          a.ok + b.ok) for a, b in pairs]
+    return statements
+
+
+_STOP = re.compile(r"[.!?]+\s*$")
+
+
 def describe(fact: Fact) -> str:
     flags = " NEG" if fact.negated else ""
     flags += " ENDED" if fact.valid_to is not None else ""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "c33a8e450d433aabfd62684509cd04a870d09f21cfe0cb011e9840244e9cdbdc"
+EXPECTED = "417f12ea42af33dc1c188f489943dfabbe0c9de5ec313a4f1a00ba3eba300780"
 
 
 def test_extractor_output_is_unchanged() -> None:

@@ -91,7 +91,7 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     its session's discourse context when the extractor reads one, assistant turns heard.
     """
     from dualmem_core.evaluation.fixture import load_fixture
-    from dualmem_core.writer.discourse import Discourse
+    from dualmem_core.writer.discourse import SessionContexts
     from dualmem_core.writer.extract_rules import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
@@ -104,14 +104,14 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     messages: dict[str, None] = {}
     facts: dict[str, None] = {}
     names: dict[str, set[str]] = {}  # user -> the names they gave themselves, as recall reads them
-    contexts: dict[tuple[str, str], Discourse] = {}  # as the Writer keeps one per (user, session)
+    contexts = SessionContexts()  # as the Writer keeps one per (user, session), names per user
     for m in fixture.messages:
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
         messages.setdefault(msg.text)
         said = Message(msg.text, msg.at, msg.speaker, msg.role)
         context = None
         if getattr(extractor, "reads_context", False) and m.session_id is not None:
-            context = contexts.setdefault((m.user_id, m.session_id), Discourse())
+            context = contexts.get(m.user_id, m.session_id)
             if msg.role == "assistant":
                 extractor.extract(said, context)  # the Writer lets it hear the assistant's questions
         if msg.role in mined_roles:

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from .rules.text import bare_job
+from .rules.truecase import learn_names
 
 _FEMALE = frozenset(
     "sister mum mom mother mam mummy mommy wife girlfriend fiancee fiancée aunt auntie niece daughter "
@@ -43,6 +44,7 @@ _YOUR_RELATIVE = re.compile(r"\byour\s+(?P<rel>[a-z]+)\b", re.I)
 _OWN_MOVE = re.compile(
     r"\b(?:I|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+)?(?:moved|relocated|moving)\b", re.I
 )
+MAX_NAMES = 2000  # names known per user
 _FADE = 2  # user messages naming nobody after which earlier referents are forgotten
 _PRONOUNS = re.compile(r"\b(?:(?P<m>he|him|his|himself)|(?P<f>she|her|hers|herself))\b", re.I)
 _RELATION_OF = re.compile(r"'s ([a-z-]+)$")
@@ -83,15 +85,26 @@ class Discourse:
     quiet: int = 0  # user messages since the last one that named a person or pet
     asked_about: str = ""  # the one relative of the user the assistant's last turn spoke of ("mum")
     pet_names: set[str] = field(default_factory=set)  # named pets: "Rufus ate my sandwich" names no person
+    # Names seen in capitals, casefolded -> as written ("sarah" -> "Sarah"), for messages typed in
+    # lower case (``rules/truecase.py``); one dict shared by the user's sessions.
+    names: dict[str, str] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def heard(self, text: str) -> None:
         """An assistant turn: remember its question, if it asks something a short answer can give,
         and the one relative of the user it speaks of ("How's your mum?" -> "She's good")."""
         self.question = read_question(text)
+        self.learn(learn_names(text))  # "Congratulations, Dee!": the user's lower-case "dee" is a name
         relatives = {m["rel"].lower() for m in _YOUR_RELATIVE.finditer(text)}
         relatives &= _RELATION_WORDS
         self.asked_about = relatives.pop() if len(relatives) == 1 else ""
+
+    def learn(self, names: dict[str, str]) -> None:
+        """Add names to the ones known, up to ``MAX_NAMES`` (a reading aid, not a record)."""
+        for folded, written in names.items():
+            if len(self.names) >= MAX_NAMES:
+                break
+            self.names.setdefault(folded, written)
 
     def referent(self, text: str, speaker: str) -> tuple[str | None, str | None]:
         """(person, pet) that a message's he/she/his/her/it may mean, each only when unambiguous."""
@@ -401,6 +414,7 @@ class SessionContexts:
         self.capacity = capacity
         self._lock = threading.Lock()
         self._items: OrderedDict[tuple[str, str], Discourse] = OrderedDict()
+        self._names: dict[str, dict[str, str]] = {}  # per user, shared by their sessions' contexts
 
     def get(self, user_id: str, session_id: str | None) -> Discourse | None:
         """The session's context (made on first use); None without a session: nothing to carry."""
@@ -410,9 +424,11 @@ class SessionContexts:
         with self._lock:
             context = self._items.get(key)
             if context is None:
-                context = self._items[key] = Discourse()
+                context = self._items[key] = Discourse(names=self._names.setdefault(user_id, {}))
                 if len(self._items) > self.capacity:
-                    self._items.popitem(last=False)
+                    (old_user, _), _ = self._items.popitem(last=False)
+                    if not any(u == old_user for u, _ in self._items):
+                        self._names.pop(old_user, None)
             else:
                 self._items.move_to_end(key)
             return context
@@ -422,6 +438,7 @@ class SessionContexts:
         with self._lock:
             for key in [k for k in self._items if k[0] == user_id]:
                 del self._items[key]
+            self._names.pop(user_id, None)
 
     def __len__(self) -> int:
         return len(self._items)

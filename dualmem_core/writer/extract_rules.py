@@ -49,6 +49,7 @@ from .rules.text import (
     split_sentences,
     starts_question,
 )
+from .rules.truecase import learn_names, restore_case
 
 # Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
 _CHANGE_VERB = re.compile(
@@ -183,6 +184,11 @@ class RuleExtractor:
         state = _MessageState(speaker, message.at)
         facts: list[Fact] = []
         said = message.text
+        # "my sister sarah": the capitals the rules read by, from the names the user's sessions showed
+        restored, learned = restore_case(said, context.names if context is not None else None)
+        if context is not None:
+            context.learn(learned if restored is not said else learn_names(said))
+        said = restored
         if context is not None:  # "Leeds, for now" after "Where are you based?"
             said = answer_statement(context.question, said, context.pets) or said
         text = normalize(said)

@@ -177,8 +177,54 @@ def split_sentences(text: str) -> list[Sentence]:
             continue
         question = "?" in chunk[len(chunk.rstrip("!?.;")) :]
         for part in _asides(body) if ("—" in body or "–" in body or "-" in body or "(" in body) else [body]:
-            out.append(Sentence(part, question))
+            for clause in break_run_on(part):
+                out.append(Sentence(clause, question))
     return out
+
+
+RUN_ON = 8  # words: a sentence this long may be several run together ("got a dog his name is Pickles")
+# "I", "we", "he", "she", "they" begin a clause unless the word before binds them into the one
+# they are in: a conjunction, a preposition, a verb that takes a clause ("I think she is"), or the
+# person told ("did I tell you I got a job").
+_SUBJECT = re.compile(r"\s(?=(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\s+[a-z])")
+_BINDS = frozenset(
+    """and but or nor so yet because cause cos coz bc when whenever while if unless since until till
+    after before that than as where wherever which who whom whose how what why though although once
+    whether cuz like plus then to for with of at in on from by about into than even also just
+    think thought said says say know knew guess hope hoped wish feel felt told tell mean means reckon
+    bet suppose sure glad afraid realised realized noticed found heard saw see believe forgot remember
+    remembered decided wonder wondered worried figured swear promise mind wanna hate love
+    thinks says reckons knows believes claims swears tells hopes feels worries figures insists guesses
+    jokes joked complains complained suggests suggested agrees agreed admits admitted mentioned mentions
+    explained explains pretends pretended assumes assumed doubt doubts dream dreamt dreamed dreaming
+    imagine imagined imagining pretend wish wished you me him her us them""".split()
+)
+_WH = frozenset("how what where why when who which whatever however that".split())
+# A clause has a verb: "back in 2023 I was living in Monterey" is one clause, not "back in 2023".
+_VERBISH = re.compile(
+    r"\b(?:am|is|are|was|were|be|been|being|have|has|had|do|does|did|can|could|will|would|should|may|might|"
+    r"must|got|get|gets|go|goes|went|love|loves|like|likes|live|lives|work|works|want|wants|need|needs|know|"
+    r"knows|think|thinks|say|says|said|make|made|take|took|see|saw|\w{3,}ed|\w{3,}ing)\b",
+    re.IGNORECASE,
+)
+
+
+def break_run_on(body: str) -> list[str]:
+    """A long sentence with no stop in it, split where a new subject begins: "we adopted a dog his
+    name is Pickles he is a terrier mix" keeps its parts, "I think she is" does not split."""
+    if body.count(" ") + 1 < RUN_ON:
+        return [body]
+    parts, start = [], 0
+    for m in _SUBJECT.finditer(body):
+        before = body[start : m.start()].split()
+        if len(before) < 3 or before[-1].lower().strip(",") in _BINDS or before[-1].endswith(","):
+            continue
+        if not _VERBISH.search(body, start, m.start()) or _WH.intersection(w.lower() for w in before[-3:]):
+            continue  # "how much I love Falmouth": the clause goes on
+        parts.append(body[start : m.start()].strip())
+        start = m.end()
+    parts.append(body[start:].strip())
+    return [p for p in parts if p]
 
 
 _DASH = re.compile(r"\s*[—–]\s*|\s+--?\s+")
