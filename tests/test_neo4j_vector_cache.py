@@ -11,6 +11,7 @@ from conftest import DIM, vec
 
 from dualmem_core.store import EdgeType, SearchFilter
 from dualmem_core.store import changes as ch
+from dualmem_core.store.neo4j import vectors as V
 from dualmem_core.store.neo4j.vectors import BOUND_QUERIES, PRUNE_ROWS, UserVectors
 
 
@@ -176,3 +177,40 @@ def test_the_bound_finds_exactly_what_a_full_scan_finds():
         for got, want in zip(found, wanted, strict=True):
             assert [m for m, _ in got] == [m for m, _ in want]
             assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+
+
+def test_grouped_neighbours_find_nearly_all_links_of_a_full_scan(monkeypatch):
+    """From GROUPED_ROWS on, every search looks in the nearest groups: nearly every link the
+    exact search finds, each with its score, never a closed version, and rows written after
+    the groups were sorted too."""
+    monkeypatch.setattr(V, "GROUPED_ROWS", 8000)
+    rng = np.random.default_rng(8)
+    dim = 192  # more than HEAD: the bound has a rest to bound
+    centres = rng.standard_normal((80, dim)).astype(np.float32)
+    n = 13_000
+    spread = rng.uniform(0.2, 2.0, (n, 1)).astype(np.float32)  # near-copies and loose ones, as chat
+    noise = rng.normal(0, 0.6, (n, dim)).astype(np.float32) / np.sqrt(dim)
+    rows = centres[rng.integers(0, 80, n)] + noise * spread
+    cache = UserVectors(dim, "epoch", 1)
+    cache.apply([(f"v{i}", f"m{i}", True, rows[i]) for i in range(10_000)])
+    cache.apply([(f"v{i}", f"m{i}", False, None) for i in range(0, 10_000, 10)])  # a tenth closed
+    picks = rng.integers(0, 10_000, 60)
+    queries = rows[picks] + rng.normal(0, 0.02, (60, dim)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    grouped = cache.nearest(queries, 6, 0.75)
+    assert cache.groups is not None and cache.groups.sorted_upto == 10_000
+    with monkeypatch.context() as m:
+        m.setattr(V, "GROUPED_ROWS", 10**9)
+        exact = {(i, mem): s for i, hits in enumerate(cache.nearest(queries, 6, 0.75)) for mem, s in hits}
+    found = {(i, mem): s for i, hits in enumerate(grouped) for mem, s in hits}
+    assert exact and len(found.keys() & exact.keys()) >= 0.97 * len(exact)
+    assert all(s >= 0.75 for s in found.values())
+    assert not {mem for _, mem in found} & {f"m{i}" for i in range(0, 10_000, 10)}
+    for key in found.keys() & exact.keys():
+        assert abs(found[key] - exact[key]) < 1e-5
+    cache.apply([(f"v{i}", f"m{i}", True, rows[i]) for i in range(10_000, 10_010)])  # the unsorted tail
+    fresh = cache.matrix[10_005:10_006].copy()
+    assert cache.nearest(fresh, 1, 0.99)[0][0][0] == "m10005"
+    cache.apply([(f"v{i}", f"m{i}", True, rows[i]) for i in range(10_010, n)])  # past an eighth: sorted in
+    cache.nearest(fresh, 1, 0.99)
+    assert cache.groups.sorted_upto == cache.groups.size == n

@@ -139,9 +139,9 @@ class Store(ABC):
         """For each vector, up to k (memory id, cosine) of the user's current memories scoring at
         least ``min_score``, best first: one pass for a whole batch (the Writer's SIMILAR_TO links).
 
-        From a scan of the user's vectors cached in this process: exact on Neo4j, and on SQLite
-        up to 20k vectors; past that SQLite searches the groups nearest each vector
-        (``sqlite/clusters.py``: 99% of a full scan's links on the writer benchmark).
+        From a scan of the user's vectors cached in this process: exact up to 20k vectors; past
+        that both stores search the groups nearest each vector (``store/clusters.py``: 99% of a
+        full scan's links on the writer benchmark).
         """
         check_user_id(user_id)
         if not vectors:

@@ -15,7 +15,7 @@ a query's k best count, so the rows of best bound are scored first and their k-t
 raises the threshold for the rest (``_best_by_bound``): near-copies are common in chat, and a
 threshold of 0.75 alone left ~300 rows a query to gather and score at 100k. The links are
 those of a full scan, up to float32 rounding in the last bit of a cosine. From GROUPED_ROWS
-rows on, the search looks only in the groups of rows nearest each query (``clusters.py``),
+rows on, the search looks only in the groups of rows nearest each query (``store/clusters.py``),
 through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...timeutil import FAR_FUTURE, to_micros
+from ..clusters import HeadGroups
 from ..models import SearchFilter
 from ..principal import fit_basis, grow, with_rest
-from .clusters import HeadGroups
 
 FAR = to_micros(FAR_FUTURE)
 _BLOCK = 16384  # rows scored at a time by ``top_k_many``: bounds the scratch matrix
@@ -221,7 +221,7 @@ class UserVectors:
     def _above_grouped(self, unit_queries: np.ndarray, mask: np.ndarray, min_score: float,
                        k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """As ``_above_pruned``, over the rows of each query's nearest groups and the unsorted
-        tail (``clusters.py``)."""
+        tail (``store/clusters.py``)."""
         groups = self._grouped()
         rested = with_rest(unit_queries, self.basis)
         probes = groups.probes(rested[:, :-1])

@@ -7,12 +7,13 @@ every row for every new memory grows with the user: at 100k rows it was half of 
 in one of the next few (an inverted file, as vector databases call it). Measured on the writer
 benchmark's 100k rows (hashing embedder): with 256 groups and the 8 nearest searched, 98.8% of
 all pairs above 0.75 were found, each search read about 4% of the rows. Within the searched
-groups the search is exact (``vectors.py``'s bound, then full scores), so what is found scores
+groups the search is exact (the vector cache's bound, then full scores), so what is found scores
 as a full scan would score it; what can be missed is a neighbour in a group not searched.
 
 Rows written after the groups were sorted wait in a tail that every search scans in full;
 the rows are re-sorted when the tail passes an eighth of them, and the centroids are fitted
-again when the head's basis is (``vectors.py`` refits it when the rows double).
+again when the head's basis is (each store's ``vectors.py`` refits it when the rows double).
+Both stores' vector caches use it: ``sqlite/vectors.py`` and ``neo4j/vectors.py``.
 """
 
 from __future__ import annotations
