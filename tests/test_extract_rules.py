@@ -866,3 +866,13 @@ def test_unlisted_nouns_are_no_job_without_an_employer_and_a_company_name_is_no_
     assert not [f for f in extract("I'm a member at Soho House.") if f.predicate == "job_title"]
     assert not [f for f in extract("I started my own company, Rollins Remodeling.") if f.predicate == "hobby"]
     assert _key("user", "lives_in", "cabin in the woods") not in triples(extract("I begin at the cabin."))
+
+
+def test_an_object_leaves_out_here_and_there_and_a_clause_after_it() -> None:
+    """ "here" and "there" point at the place being talked of, not part of what is liked; a
+    clause after a comma ("it is so dark") is no item of a list."""
+    got = triples(extract("I hate the winter here, it is so dark"))
+    assert got == {("user", "dislikes", "winter", False)}
+    assert ("user", "likes", "food", False) in triples(extract("I love the food there"))
+    assert {("user", "likes", x, False) for x in ("hiking", "biking", "climbing")} <= triples(
+        extract("I love hiking, biking and climbing"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "417f12ea42af33dc1c188f489943dfabbe0c9de5ec313a4f1a00ba3eba300780"
+EXPECTED = "62905d47d174081be1aa5c5742088a94038d89784ad4d5995424d2f69ff1dc9c"
 
 
 def test_extractor_output_is_unchanged() -> None:

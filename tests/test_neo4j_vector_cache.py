@@ -199,6 +199,12 @@ def test_grouped_neighbours_find_nearly_all_links_of_a_full_scan(monkeypatch):
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     grouped = cache.nearest(queries, 6, 0.75)
     assert cache.groups is not None and cache.groups.sorted_upto == 10_000
+    with monkeypatch.context() as m:  # the floor only skips rows that cannot be among the k best
+        m.setattr(UserVectors, "_floor", lambda *_: -np.inf)
+        unfloored = cache.nearest(queries, 6, 0.75)
+    assert [[m for m, _ in hits] for hits in unfloored] == [[m for m, _ in hits] for hits in grouped]
+    assert np.allclose([s for hits in unfloored for _, s in hits], [s for hits in grouped for _, s in hits],
+                       atol=1e-5)  # the same rows' scores, summed in another order
     with monkeypatch.context() as m:
         m.setattr(V, "GROUPED_ROWS", 10**9)
         exact = {(i, mem): s for i, hits in enumerate(cache.nearest(queries, 6, 0.75)) for mem, s in hits}

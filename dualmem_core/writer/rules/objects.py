@@ -45,7 +45,8 @@ _TRAILING = re.compile(
     r"evening)s?|(?:once|twice|\w+ times) a (?:day|week|month|year)|whenever (?:I|we) can|when (?:I|we) can|"
     r"most days|all the time|all day|by myself|on my own|together|at home|twice|once|many times|a few times|"
     r"several times|before|more and more|like crazy|like mad|forever|ever|officially|finally|still|"
-    r"in general|overall|at all|of course|myself|ourselves|itself)$",
+    r"in general|overall|at all|of course|myself|ourselves|itself|(?:out |over |around |up |down )?here|"
+    r"(?:over |out )?there)$",
     re.IGNORECASE,
 )
 _LEADING = re.compile(
@@ -111,6 +112,12 @@ BINOMIALS = frozenset(
 _SPACES = re.compile(r"\s+")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an|my|our)\s+(?=[a-z])")
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+|&\s+)?|\s+(?:and|or|&|as well as|plus|but also)\s+")
+# A part that is a clause of its own ends the list: "winter, it is so dark" lists one thing.
+_CLAUSE_PART = re.compile(
+    r"^(?:it|that|this|there|she|he|they|we|I|you)\s+(?:is|was|are|were|has|had|have|does|did|do|gets|got|"
+    r"makes|made|can|could|will|would|feels|looks|seems|never|always|just|really)\b",
+    re.IGNORECASE,
+)
 
 
 def tidy(text: str) -> str:
@@ -233,8 +240,13 @@ def split_items(text: str, binomials: bool = True) -> list[str]:
     lowered = text.lower().strip()
     if binomials and any(b in lowered for b in BINOMIALS):
         return [text.strip()]
-    parts = _LIST_SEPARATOR.split(text)
-    return [p.strip() for p in parts if p and p.strip()]
+    items = []
+    for part in _LIST_SEPARATOR.split(text):
+        if part and part.strip():
+            if _CLAUSE_PART.match(part.strip()):
+                break
+            items.append(part.strip())
+    return items
 
 
 def first_to_third(text: str) -> str:
