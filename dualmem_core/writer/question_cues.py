@@ -225,18 +225,17 @@ NOT_NAMES = frozenset(
     mum mom dad ok okay hey hi please remind recall remember also""".split()
 )
 # "before Denver", "other than Mateo", "instead of coffee": the value named is not the answer.
+_ASIDE_CUES = (r"\b(?:before|after|prior to|instead of|other than|besides|apart from|except(?: for)?"
+               r"|rather than|previous to|ahead of)\s+")
 ASIDE = re.compile(
-    r"\b(?:before|after|prior to|instead of|other than|besides|apart from|except(?: for)?|rather than"
-    r"|previous to|ahead of)\s+(?:(?:she|he|they|the user|\w+) (?:moved to|went to|started at|joined|had"
+    _ASIDE_CUES + r"(?:(?:she|he|they|the user|\w+) (?:moved to|went to|started at|joined|had"
     r"|got|was at|lived in|worked at)\s+)?((?:the )?[\w'’-]+(?-i: [A-Z][\w'’-]+)*)",
     re.IGNORECASE,
 )
 # The words after an aside cue, to the end of its clause: "before she went pescatarian", "before
 # the move to Conroe", "instead of coffee these days". The value set aside ends the clause.
 ASIDE_CLAUSE = re.compile(
-    r"\b(?:before|after|prior to|instead of|other than|besides|apart from|except(?: for)?|rather than"
-    r"|previous to|ahead of)\s+([^?.!,;:]+?)(?=\s+(?:and|or|but|when|while|so|because)\b|[?.!,;:]|$)",
-    re.IGNORECASE,
+    _ASIDE_CUES + r"([^?.!,;:]+?)(?=\s+(?:and|or|but|when|while|so|because)\b|[?.!,;:]|$)", re.IGNORECASE
 )
 # A question about the time between two events names both as what it asks: "how many weeks after
 # moving to Minneapolis did she get engaged?" sets nothing aside.
