@@ -186,7 +186,7 @@ class RuleExtractor:
         said = message.text
         # "my sister sarah": the capitals the rules read by, from the names the user's sessions showed
         restored, learned = restore_case(said, context.names if context is not None else None)
-        if context is not None:
+        if context is not None:  # typed with capitals (returned as it came): learn the names it shows
             context.learn(learned if restored is not said else learn_names(said))
         said = restored
         if context is not None:  # "Leeds, for now" after "Where are you based?"

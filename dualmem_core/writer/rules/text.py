@@ -190,14 +190,14 @@ _SUBJECT = re.compile(r"\s(?=(?:I|[Ww]e|[Hh]e|[Ss]he|[Tt]hey)\s+[a-z])")
 _BINDS = frozenset(
     """and but or nor so yet because cause cos coz bc when whenever while if unless since until till
     after before that than as where wherever which who whom whose how what why though although once
-    whether cuz like plus then to for with of at in on from by about into than even also just
+    whether cuz like plus then to for with of at in on from by about into even also just
     think thought said says say know knew guess hope hoped wish feel felt told tell mean means reckon
     bet suppose sure glad afraid realised realized noticed found heard saw see believe forgot remember
     remembered decided wonder wondered worried figured swear promise mind wanna hate love
-    thinks says reckons knows believes claims swears tells hopes feels worries figures insists guesses
+    thinks reckons knows believes claims swears tells hopes feels worries figures insists guesses
     jokes joked complains complained suggests suggested agrees agreed admits admitted mentioned mentions
     explained explains pretends pretended assumes assumed doubt doubts dream dreamt dreamed dreaming
-    imagine imagined imagining pretend wish wished you me him her us them""".split()
+    imagine imagined imagining pretend wished you me him her us them""".split()
 )
 _WH = frozenset("how what where why when who which whatever however that".split())
 # A clause has a verb: "back in 2023 I was living in Monterey" is one clause, not "back in 2023".
