@@ -10,6 +10,9 @@ stage (building the batch, fusion and ranking, Python). Per stage the table give
 and p95 over the calls (a stage's p95 need not fall in the call's p95) and its share of the mean
 call. The wrapping costs about a microsecond a stage call. "searches" is one statement on Neo4j
 (vector, text and, for a question about the present whose predicates were read, the cue list).
+On Neo4j the neighbour search is split three ways: the vector cache's refresh (the clock read,
+and the rows written since), its scoring (``UserVectors.nearest``), and what is left around
+them ("neighbour search": the driver session and the cache's lock).
 
 Run:  python -m benchmarks.writer_stages [--sizes 10000,100000] [--backends sqlite,neo4j]
                                          [--calls 200] [--server-warmup 1000]
@@ -37,14 +40,20 @@ import benchmarks.writer as wb
 import dualmem_core.writer.writer as writer_module
 from dualmem_core import Writer
 from dualmem_core.providers import HashingEmbedder
+from dualmem_core.store.clusters import HeadGroups
+from dualmem_core.store.neo4j.vectors import UserVectors
 
-# (stage, where: "writer" | "embedder" | "store" | "module", attribute); a missing one is skipped
-# (the vector copy exists on the embedded store only).
+# (stage, where: "writer" | "embedder" | "store" | "module" | a class below, attribute); a missing
+# one is skipped (the vector copy exists on the embedded store only, the vector cache's refresh and
+# its scoring on Neo4j only: they split Neo4j's neighbour search into its round trip and its product).
 REMEMBER = [
     ("extraction", "writer", "_extract"),
     ("embedding", "embedder", "embed"),
     ("duplicate lookup", "store", "find_by_content_hash"),
     ("neighbour search", "store", "nearest_memories"),
+    ("neighbour: cache refresh", "vector cache", "refresh"),
+    ("neighbour: scoring", "user vectors", "nearest"),
+    ("neighbour: group sort", "groups", "sort"),
     ("entity lookup", "store", "find_entities"),
     ("write: inserts", "store", "_checked_insert"),
     ("write: vector copy", "store", "_extend_cache"),
@@ -109,7 +118,9 @@ class Stopwatch:
 
 def wrapped(writer: Writer, stages: list[tuple[str, str, str]]) -> Stopwatch:
     watch = Stopwatch()
-    owners = {"writer": writer, "embedder": writer.embedder, "store": writer.store, "module": writer_module}
+    owners = {"writer": writer, "embedder": writer.embedder, "store": writer.store, "module": writer_module,
+              "vector cache": getattr(writer.store, "_vectors", None), "user vectors": UserVectors,
+              "groups": HeadGroups}
     for stage, where, attribute in stages:
         watch.wrap(owners[where], attribute, stage)
     return watch

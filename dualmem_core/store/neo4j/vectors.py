@@ -38,6 +38,7 @@ from collections import OrderedDict
 import neo4j
 import numpy as np
 
+from ..blas import one_thread
 from ..clusters import HeadGroups
 from ..principal import fit_basis, grow, with_rest
 from .rows import FAR_CYPHER
@@ -125,7 +126,8 @@ class UserVectors:
         queries = unit.astype(np.float32)
         live = self.live[:size]
         if size >= GROUPED_ROWS and self._fit_bound():
-            return self._nearest_grouped(queries, k, min_score)
+            with one_thread():  # a loop of small products (blas.py)
+                return self._nearest_grouped(queries, k, min_score)
         if len(queries) > BOUND_QUERIES or not self._fit_bound():
             # queries x rows: each query's scores contiguous, so finding those above the bar is cheap
             scores = queries @ self.matrix[:size].T

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...timeutil import FAR_FUTURE, to_micros
+from ..blas import one_thread
 from ..clusters import HeadGroups
 from ..models import SearchFilter
 from ..principal import fit_basis, grow, with_rest
@@ -163,7 +164,8 @@ class UserVectors:
         k = min(k, self.size)
         mask = self._mask(flt)
         if self.size >= GROUPED_ROWS and self._prunes():
-            rows, cols, scores = self._above_grouped(unit_queries, mask, min_score, k)
+            with one_thread():  # a loop of small products (blas.py)
+                rows, cols, scores = self._above_grouped(unit_queries, mask, min_score, k)
         elif self._prunes():
             rows, cols, scores = self._above_pruned(unit_queries, mask, min_score, k)
         else:

@@ -1,0 +1,75 @@
+"""Many small vector products on one BLAS thread.
+
+A write's neighbour search is a loop of small products (each query against the few thousand
+rows its groups hold). OpenBLAS splits even those over its threads, and its threads wait for
+one another: when another process holds a core (a Neo4j server merging index segments after
+the last commit, or any busy neighbour), each product waits for a thread that is not running.
+On 2 cores, a 50-message batch's search of 100k rows took 26 ms idle either way, and beside
+one busy core 69 ms (p95 131) on both threads but 27 ms on one
+(``benchmarks/results/neighbour-threads.txt``). So these loops run on one thread; a single
+large product (recall's scan of every row) keeps every thread, which pays there when idle.
+
+The count is process-wide (OpenBLAS has no per-thread one): the first block in lowers it, the
+last one out restores it, so a recall running meanwhile in another thread also runs on one
+thread for that long (slower, never wrong). It is set through OpenBLAS's own
+``openblas_set_num_threads_local`` (0.3.27 on; despite the name, process-wide, and it returns
+the old count), which threadpoolctl locates: threadpoolctl's own setter obeys only the first
+thread that used it, so a server's worker threads could not. With no such OpenBLAS (MKL, an
+older one, no threadpoolctl) the block changes nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+_found = threading.Lock()
+_setters: list[Callable[[int], int]] | None = None  # one per loaded OpenBLAS: sets, returns the old
+
+
+def _local_setters() -> list[Callable[[int], int]]:
+    global _setters
+    with _found:
+        if _setters is None:
+            _setters = []
+            try:
+                from threadpoolctl import threadpool_info
+            except ImportError:
+                return _setters
+            for lib in threadpool_info():
+                if lib.get("internal_api") != "openblas":
+                    continue
+                try:
+                    setter = ctypes.CDLL(lib["filepath"]).openblas_set_num_threads_local
+                except (OSError, AttributeError):  # an OpenBLAS before 0.3.27
+                    continue
+                setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
+                _setters.append(setter)
+        return _setters
+
+
+_lock = threading.Lock()
+_inside = 0
+_restore: list[tuple[Callable[[int], int], int]] = []  # (setter, the count before the first block)
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """BLAS on one thread inside the block (nested and concurrent blocks are fine)."""
+    global _inside
+    setters = _local_setters()
+    with _lock:
+        if _inside == 0:
+            _restore[:] = [(setter, setter(1)) for setter in setters]
+        _inside += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                for setter, threads in _restore:
+                    setter(threads)
+                _restore.clear()
