@@ -33,7 +33,7 @@ from collections import Counter
 
 from benchmarks import extraction_corpus, extraction_dialogues
 from dualmem_core.evaluation.fixture import GoldFact, load_fixture
-from dualmem_core.evaluation.metrics import _key
+from dualmem_core.evaluation.metrics import said_in
 from dualmem_core.writer.discourse import SessionContexts
 from dualmem_core.writer.extract_rules import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
@@ -44,7 +44,7 @@ UNJUDGED = {"plans", "event"}
 
 
 def _expresses(fact: Fact, gold: GoldFact, strict: bool) -> bool:
-    if _key(gold.object) not in _key(fact.text):
+    if not said_in(gold.object, fact.text):
         return False
     return not strict or fact.predicate == gold.predicate
 

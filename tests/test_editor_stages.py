@@ -290,6 +290,18 @@ def test_a_status_told_later_ends_a_reviewed_partner(sqlite):
     assert (_version(sqlite, nadia).status, _version(sqlite, nadia).valid_to) == ("superseded", at(5))
 
 
+def test_a_nickname_or_first_name_told_as_a_name_ends_no_name(sqlite):
+    full = _told(sqlite, "user's name is Beatriz Carvalho", "name", "Beatriz Carvalho", at(1))
+    _told(sqlite, "user goes by Bia", "nickname", "Bia", at(1))
+    short = _told(sqlite, "user's name is Bia", "name", "Bia", at(3))
+    first = _told(sqlite, "user's name is Beatriz", "name", "Beatriz", at(4))
+    Editor(sqlite).run(U)
+    assert [_version(sqlite, m).status for m in (full, short, first)] == ["active"] * 3
+    married = _told(sqlite, "user's name is Beatriz Souza", "name", "Beatriz Souza", at(6))
+    Editor(sqlite).run(U)  # a new surname is a change of name
+    assert (_version(sqlite, full).status, _version(sqlite, married).status) == ("superseded", "active")
+
+
 def test_the_users_own_name_counts_as_the_user(sqlite):
     write(sqlite, lambda b: fact(b, "user is named Maya", "user", "name", "Maya", at(1)))
     old = write(sqlite, lambda b: fact(b, "Maya works at Acme", "Maya", "works_at", "Acme", at(2)))

@@ -240,6 +240,39 @@ POSITIVE: list[tuple[str, list[tuple]]] = [
         "I've got three kids and we live in Dayton.",
         [("user", "child", "kids"), ("user", "lives_in", "Dayton")],
     ),
+    # Apostrophes left out, and a named subject after a comma
+    ("my girls are grown. Ruby whos 24 lives in Hull", [("Ruby", "age", "24"), ("Ruby", "lives_in", "Hull")]),
+    ("Otto is my nephew. hes studyin law at Leiden", [("Otto", "studies", "law")]),
+    ("long week at work, Marta loves knitting", [("Marta", "likes", "knitting")]),
+    ("my oldest Jonas is 30", [("user", "child", "Jonas"), ("Jonas", "age", "30")]),
+    # Someone else's pet; breeds
+    ("Priya's dog Biscuit ate my sandwich.", [("Priya", "pet", "Biscuit")]),
+    ("My brother's cat, Mochi, is sixteen.", [("user's brother", "pet", "Mochi")]),
+    ("Otis is my great dane.", [("user", "pet", "Otis")]),
+    # Favourites and pastimes said loosely
+    ("Paella is my favourite dish hands down, nothing comes close", [("user", "favourite_dish", "Paella")]),
+    ("Sailing has always been my escape.", [("user", "hobby", "Sailing")]),
+    ("I love me some bluegrass", [("user", "likes", "bluegrass")]),
+    ("My nephew just started water polo.", [("user's nephew", "hobby", "water polo")]),
+    # A trade ends one possession and begins another; a partner named gives the status too
+    ("Swapped my Corolla for a Mazda CX-5 last month.",
+     [("user", "owns", "Corolla"), ("user", "owns", "Mazda CX-5")]),
+    ("I married Imke in 2019.", [("user", "spouse", "Imke"), ("user", "relationship_status", "married")]),
+    ("Laila's sister cooks a lamb tagine that is my favourite dish",
+     [("user", "favourite_dish", "lamb tagine")]),
+    ("me and my ex Jonas were married nine years", [("user", "spouse", "Jonas")]),
+    ("hi there my name is Greta Lind", [("user", "name", "Greta Lind")]),
+    ("allergic to latex, it turns out", [("user", "allergy", "latex")]),
+    ("I've given up squash, my knees can't take it", [("user", "hobby", "squash")]),
+    ("Pip came to the vet with us, she's a whippet", [("user", "pet", "Pip")]),
+    ("We walked Mango, our spaniel, along the canal.", [("user", "pet", "Mango")]),
+    ("my abuela Rosa still lives in Cusco", [("user", "relative", "Rosa"), ("Rosa", "lives_in", "Cusco")]),
+    ("so I am Ingrid Solberg, but please call me Inka", [("user", "name", "Ingrid Solberg"),
+                                                        ("user", "nickname", "Inka")]),
+    ("my birthday was on Sunday, May 4, so I'm 41 now",
+     [("user", "birthday", "May 4"), ("user", "age", "41")]),
+    ("we finally got a car, a used Skoda Octavia", [("user", "owns", "Skoda Octavia")]),
+    ("I speak Dutch and German more or less", [("user", "speaks", "German")]),
 ]
 
 
@@ -331,6 +364,18 @@ def test_used_to_ends_before_the_message() -> None:
     fact = find(extract("I used to work at Intel."), "works_at", "Intel")
     assert fact.valid_to is not None and fact.valid_to <= NOW
     assert "used to" in fact.text
+
+
+def test_a_past_marriage_is_over_and_a_wedding_date_is_not() -> None:
+    over = find(extract("Anders and I were married for twenty years."), "spouse", "Anders")
+    assert over.valid_to is not None and over.valid_to <= NOW
+    wedding = find(extract("We were married in May."), "relationship_status", "married")
+    assert wedding.valid_to is None
+
+
+def test_a_given_up_pastime_has_ended() -> None:
+    fact = find(extract("I gave up rugby after my injury."), "hobby", "rugby")
+    assert fact.valid_to is not None and fact.valid_to <= NOW
 
 
 def test_plain_negation_is_kept_explicit() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "62905d47d174081be1aa5c5742088a94038d89784ad4d5995424d2f69ff1dc9c"
+EXPECTED = "dedc33fa89b388008f77cc0e4adb6f2a86e9c3856755c48fc7ffe2fca8513c89"
 
 
 def test_extractor_output_is_unchanged() -> None:

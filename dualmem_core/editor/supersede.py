@@ -77,7 +77,9 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
         )  # its successor was forgotten: the chain must heal
         if not orphaned and not new.intersection(members + statuses):
             continue  # incremental: only groups something new arrived in
-        desired = _desired(view, members, evidence, statuses)
+        nicknames = groups.get((subject, "nickname"), ())
+        other_names = _other_names(view, nicknames) if predicate == "name" else set()
+        desired = _desired(view, members, evidence, statuses, other_names)
         for memory_id in members:
             status, valid, successors = desired[memory_id]
             decision = _decide(view, memory_id, status, valid, successors, existing[memory_id])
@@ -86,17 +88,34 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
     return result
 
 
+def _other_names(view: GraphView, nicknames) -> set[str]:
+    return {object_key(view.current[m].object) for m in nicknames if not view.current[m].negated}
+
+
+def _same_person_named(values: dict[str, str], m: str, others: set[str]) -> bool:
+    """A name that is a nickname of the subject ("Bia" for Beatriz Carvalho), or part of another
+    name told ("Beatriz"), names the same person: it neither ends nor is ended by the full name."""
+    words = set(values[m].split())
+    return values[m] in others or any(
+        words < set(v.split()) for n, v in values.items() if n != m
+    )
+
+
 def _desired(
-    view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: list[str] = ()
+    view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: list[str] = (),
+    other_names: set[str] = frozenset(),
 ) -> dict[str, tuple[str, Interval, set[str]]]:
     """memory -> (status, validity, memories that supersede it) the group should have.
 
     ``members`` come in chain order; a memory's evidence is the validity its tellings wrote;
-    ``statuses`` are facts that end every value of the group holding when they begin."""
+    ``statuses`` are facts that end every value of the group holding when they begin;
+    ``other_names`` (for the ``name`` predicate) the subject's nicknames."""
     known = {m: evidence.get(m) or original_interval(view, m) for m in members}
     values = value_keys(view, members)
     out = {m: ("active", known[m], set()) for m in members}
     positive = [m for m in members if not view.current[m].negated]
+    if view.current[members[0]].predicate == "name":
+        positive = [m for m in positive if not _same_person_named(values, m, other_names)]
     predicate = view.current[members[0]].predicate
     if predicates.is_single_valued(predicate):
         segments: list[list[str]] = []

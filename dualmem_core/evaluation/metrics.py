@@ -4,9 +4,9 @@ Stored memories are tied to gold facts by provenance and content, never by id:
 
     a memory *expresses* gold fact F when one of the source ids of the episodes it came from
     (its open ``FROM`` edges) is one of F's sources, and F's object, normalised, occurs in the
-    memory's text, normalised; for the duplicate and supersession metrics a fact memory must
-    also carry F's predicate ("Mateo is 8" does not express "Mateo is Jon's son", though both
-    came from one message and name Mateo).
+    memory's text, normalised, as whole words (``said_in``); for the duplicate and supersession
+    metrics a fact memory must also carry F's predicate ("Mateo is 8" does not express "Mateo
+    is Jon's son", though both came from one message and name Mateo).
 
 Observations (raw messages) can express facts too; the duplicate and supersession metrics look
 only at fact memories (what the extractor made), retrieval looks at every hit. A pair metric's
@@ -16,6 +16,7 @@ denominator is 0 (nothing to get wrong, nothing to find), with the counts report
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -30,6 +31,13 @@ from .fixture import Fixture, GoldFact, Question
 
 def _key(text: str) -> str:
     return normalize_text(text).strip(" .!?,;:'\"")
+
+
+def said_in(obj: str, text: str) -> bool:
+    """Whether the object, normalised, occurs in the text, normalised, as whole words: the age 9
+    is not in "Kayla is 19 years old", nor "Ann" in "Anna lives here"."""
+    key = _key(obj)
+    return bool(key) and re.search(rf"(?<!\w){re.escape(key)}(?!\w)", _key(text)) is not None
 
 
 @dataclass
@@ -60,8 +68,8 @@ class StoredUser:
     def expresses(self, memory_id: str, fact: GoldFact, *, same_predicate: bool = False) -> bool:
         if same_predicate and canonical(self.predicate.get(memory_id) or "") != canonical(fact.predicate):
             return False
-        return bool(self.sources.get(memory_id, set()) & set(fact.sources)) and _key(fact.object) in _key(
-            self.text.get(memory_id, "")
+        return bool(self.sources.get(memory_id, set()) & set(fact.sources)) and said_in(
+            fact.object, self.text.get(memory_id, "")
         )
 
     def facts_of_memory(self, memory_id: str, facts: list[GoldFact]) -> set[str]:
@@ -278,8 +286,8 @@ def answered(question: Question, hits: list, fixture: Fixture) -> Answered:
     wanted = [fixture.fact(f) for f in (*question.answers, *question.stale)]
     out = []
     for h in hits:
-        sources, text = set(h.sources), _key(h.text)
-        out.append({f.id for f in wanted if sources & set(f.sources) and _key(f.object) in text})
+        sources = set(h.sources)
+        out.append({f.id for f in wanted if sources & set(f.sources) and said_in(f.object, h.text)})
     return Answered(question, out)
 
 

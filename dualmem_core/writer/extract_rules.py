@@ -230,7 +230,7 @@ class RuleExtractor:
                 )
                 facts += self._clause(clause, state)
                 state.spoke = state.spoke or bool(opened.text)
-        facts = _named_pets_only(dedupe(facts))
+        facts = _specific_status_only(_named_pets_only(dedupe(facts)))
         if context is not None:
             home = (m := _BE_IN_PLACE.search(text)) is not None and m["o"] == state.last_place
             context.after(speaker, text, state.people, facts, state.last_place,
@@ -569,6 +569,19 @@ def _named_pets_only(facts: list[Fact]) -> list[Fact]:
             and any(re.search(rf"\b{re.escape(f.object)} named\b", t) for t in named)
         )
     ]
+
+
+_AFTER_A_COUPLE = ("divorced", "widowed", "separated")
+
+
+def _specific_status_only(facts: list[Fact]) -> list[Fact]:
+    """'we split in 2019 so I've been divorced a while': divorced, not also single."""
+    specific = {f.subject for f in facts
+                if f.predicate == "relationship_status" and f.object in _AFTER_A_COUPLE}
+    if not specific:
+        return facts
+    return [f for f in facts
+            if not (f.predicate == "relationship_status" and f.object == "single" and f.subject in specific)]
 
 
 def _until_time(text: str, now: datetime) -> str:

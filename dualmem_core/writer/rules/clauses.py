@@ -76,7 +76,7 @@ _DROPPED = re.compile(
     r"(?:(?:just|finally|recently|also|still|really|totally|officially)\s+)*(?:moved|started|got|bought|love|"
     r"loved|loving|been|went|visited|adopted|joined|quit|left|married|turned|graduated|finished|retired|"
     r"landed|booked|signed|hate|enjoyed|sold|lost|became|switched|picked up|took up|honeymooned|met|gave up|"
-    r"cut out|"
+    r"cut out|traded|swapped|allergic to|"
     r"back from|grew up|born in|born on|born and (?:raised|bred)|raised in|lived|spent|live in|now living|"
     r"working (?:at|for|as)|relocated|settled|"
     r"rescued|"

@@ -24,6 +24,7 @@ RELATIONS: dict[str, str] = {
     "stepmum": "parent", "pop": "parent", "pops": "parent",
     "son": "child", "daughter": "child", "kid": "child", "child": "child", "baby": "child",
     "stepson": "child", "stepdaughter": "child", "eldest": "child", "youngest": "child",
+    "oldest": "child", "middle child": "child",
     "little one": "child", "wee one": "child", "kiddo": "child",
     "toddler": "child", "boy": "child", "girl": "child",
     "grandparent": "relative", "grandma": "relative", "grandmother": "relative", "grandpa": "relative",
@@ -44,6 +45,21 @@ RELATIONS: dict[str, str] = {
     "roommate": "knows", "flatmate": "knows", "housemate": "knows", "neighbor": "knows", "neighbour": "knows",
     "classmate": "knows", "landlord": "knows", "therapist": "knows", "doctor": "knows", "ex": "partner",
     "advisor": "knows", "adviser": "knows", "landlady": "knows", "tutor": "knows",
+    # Kin words bilingual speakers keep from home ("my mãe Cláudia", "my abuela", "my bhai")
+    "mamá": "parent", "papá": "parent", "madre": "parent", "padre": "parent", "mãe": "parent",
+    "pai": "parent", "maman": "parent", "mère": "parent", "père": "parent", "mutti": "parent",
+    "vati": "parent", "ammi": "parent", "abbu": "parent", "amma": "parent", "appa": "parent",
+    "mummy": "parent",
+    "hermano": "sibling", "hermana": "sibling", "irmão": "sibling", "irmã": "sibling", "frère": "sibling",
+    "sœur": "sibling", "bhai": "sibling", "bhaiya": "sibling", "didi": "sibling", "behen": "sibling",
+    "abuela": "relative", "abuelo": "relative", "avó": "relative", "avô": "relative", "oma": "relative",
+    "opa": "relative", "nonna": "relative", "nonno": "relative", "dadi": "relative", "nani": "relative",
+    "tía": "relative", "tío": "relative", "tia": "relative", "tio": "relative", "primo": "relative",
+    "prima": "relative",
+    "esposo": "spouse", "esposa": "spouse", "marido": "spouse",
+    "novio": "partner", "novia": "partner", "namorado": "partner", "namorada": "partner",
+    "copain": "partner", "copine": "partner",
+    "hijo": "child", "hija": "child", "filho": "child", "filha": "child", "beta": "child", "beti": "child",
 }  # fmt: skip
 _IRREGULAR_PLURALS = {
     "children": "child",
@@ -68,6 +84,11 @@ PETS = (
     "dalmatian", "shiba", "shiba inu", "samoyed", "vizsla", "weimaraner", "pomeranian", "moggy", "moggie",
     "cockatoo", "axolotl", "kelpie", "heeler", "blue heeler", "sprocker", "bichon", "frenchie",
     "french bulldog", "sausage dog", "bearded dragon", "tortoiseshell", "ginger cat", "black cat",
+    "catahoula", "border terrier", "yorkshire terrier", "boston terrier", "bull terrier", "cairn terrier",
+    "scottie", "australian shepherd", "aussie", "mastiff", "great dane", "doberman", "cane corso",
+    "bernese", "sheltie", "yorkie", "maltese", "havanese", "basset hound", "bloodhound", "coonhound",
+    "hound", "akita", "bengal", "sphynx", "calico", "tuxedo cat", "cockerpoo", "bernedoodle", "shih poo",
+    "lovebird", "canary", "hermit crab", "tarantula", "alpaca", "donkey", "duck",
 )  # fmt: skip
 
 # Occupation head nouns. "I'm a <modifiers> <head>" is a job only when the head is listed here.
@@ -156,14 +177,16 @@ tennis soccer football basketball baseball volleyball hockey golf rugby cricket 
 pickleball softball lacrosse handball chess poker bridge sudoku pool billiards darts bowling frisbee
 ultimate polo table-tennis ping-pong video-games games dnd d&d mahjong scrabble five-a-side footy netball
 hurling camogie gaelic gaelic-football aussie-rules curling ice-hockey snooker cards board-games padel
-croquet shinty bowls
+croquet shinty bowls little-league t-ball tee-ball water-polo field-hockey flag-football dodgeball
+wrestling rounders
 """.split()
 )
 ACTIVITIES = frozenset(
     """
 yoga pilates karate judo taekwondo jiu-jitsu boxing kickboxing crossfit meditation archery fencing
 ballet gymnastics parkour calisthenics tai-chi zumba aikido kung-fu weightlifting powerlifting parkrun
-spinning barre
+spinning barre cheer cheerleading pottery ceramics choir band orchestra karaoke improv theatre theater
+drama scouts piano guitar violin drums swim-team track cross-country
 """.split()
 )
 GO_ACTIVITIES = frozenset(

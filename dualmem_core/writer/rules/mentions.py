@@ -54,6 +54,7 @@ def _relation_drafts(owner: str, rel: str, names: list[str], adj: str | None, ru
     role = ("ex-" if adj.startswith("ex") else "late " if adj == "late" else "") + rel.lower()
     out = []
     for name in names:
+        name = re.sub(r"'s$", "", name)  # "my boy Ty's game": Ty
         role_singular = role[:-1] if role.endswith("s") and relation_of(role[:-1]) else role
         text = f"{name} is {owner}'s {role_singular}" if not ended else f"{name} was {owner}'s {rel.lower()}"
         out.append(
@@ -97,6 +98,16 @@ _JOB_AT = re.compile(
 _PET_APPOSITION = re.compile(
     rf"\b{_MY}\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})(?!')\b"
     rf"(?:\s*,\s*(?P<name>{NAME})\s*(?=,|$|\s+(?:and|who|is|was|has)\b)|\s+(?P<name2>{NAME}))"
+)
+# "Tasha's cat Peaches", "my sister's dog Rex": someone else's pet
+_PET_OF_OTHER = re.compile(
+    rf"\b(?:(?P<owner>{NAME})|{_MY}\s+(?P<rel>{_REL}))'s\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})(?!')\b"
+    rf"(?:\s*,\s*(?P<name>{NAME})\s*(?=,|$|\s+(?:and|who|is|was|has)\b)|\s+(?P<name2>{NAME}))"
+)
+# "a video of Pipoca, her dog", "Biscuit, our beagle": the name, then whose pet it is
+_PET_APPOSED = re.compile(
+    rf"(?:^|(?<=\s))(?P<name>{NAME}),\s+(?P<own>my|our|his|her)\s+(?P<mods>(?:[a-z-]+\s+){{0,2}}?)(?P<pet>{_PET})\b"
+    r"(?!')(?=\s*(?:,|$))"
 )
 _PET_NAMED = re.compile(
     rf"\b{_MY}\s+(?P<pet>{_PET})(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>{NAME})"
@@ -260,11 +271,20 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
                 m["adj"],
                 "relation.third_party",
             )
-    for pattern in (_PET_APPOSITION, _PET_NAMED, _PET_IS):
+    for pattern in (_PET_APPOSITION, _PET_NAMED, _PET_IS, _PET_OF_OTHER, _PET_APPOSED):
         for m in pattern.finditer(text):
             name = m["name"] or m.groupdict().get("name2")
             if not name or not _ok(name):
                 continue
+            owner = speaker
+            if pattern is _PET_APPOSED and m["own"] in ("his", "her"):
+                if not referent:
+                    continue
+                owner = referent
+            if pattern is _PET_OF_OTHER:
+                owner = m["owner"] if m["owner"] else f"{speaker}'s {m['rel'].lower()}"
+                if m["owner"] and not _ok(m["owner"]):
+                    continue
             kind = " ".join([*(m.groupdict().get("mods") or "").split(), m["pet"]]).lower()
             out.append(
                 Draft(
@@ -272,9 +292,9 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
                     name,
                     0.85,
                     rule="pet.mention",
-                    subject=speaker,
+                    subject=owner,
                     timing="none",
-                    text=f"{speaker} has a {kind} named {name}",
+                    text=f"{owner} has a {kind} named {name}",
                 )
             )
     return out
@@ -323,8 +343,16 @@ def _owner(text: str, speaker: str, referent: str | None, last_pet: str | None =
     return None
 
 
+_WEEKDAY_FIRST = re.compile(
+    r"^(?:on\s+)?(?:last\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?=(?:the\s+)?\d|[A-Z][a-z]+\s+\d)",
+    re.IGNORECASE,
+)
+
+
 def _date_value(raw: str, now: datetime) -> tuple[str | None, str | None]:
-    """('May 3', '1990') from "May 3rd, 1990"; month-only gives ('May', None)."""
+    """('May 3', '1990') from "May 3rd, 1990"; month-only gives ('May', None). A weekday before
+    the date ("Thursday, August 14") is not the date."""
+    raw = _WEEKDAY_FIRST.sub("", raw)
     for expr in dates.find_time_expressions(raw, now):
         if expr.kind != "point" or expr.valid_from is None:
             continue
@@ -353,7 +381,7 @@ POSSESSIVE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "birthday",
             rf"^{_OWNER}\s+(?:birthday|bday|b-day|date of birth|birth date|DOB|"
-            rf"dob)\s+is\s+(?:on\s+)?(?P<o>.+)",
+            rf"dob)\s+(?:is|was|falls)\s+(?:on\s+)?(?P<o>.+)",  # "was on Thursday, August 14": this year's
         ),
         (
             "favourite",
@@ -396,7 +424,18 @@ _FAVOURITE_REVERSED = re.compile(
     rf"^(?P<o>.+?)\s+(?P<cop>is|are|was|were|has always been|will always be)\s+"
     rf"(?P<owner>{_MY}|[Hh]is|[Hh]er)\s+"
     r"(?:all[- ]time\s+|absolute\s+|personal\s+|new\s+)?(?:favou?rite|go-to|fave|"
-    r"fav)(?:\s+(?P<cat>[A-Za-z][\w -]{0,30}?))?(?:\s+(?:now|these days|nowadays|again|for now|right now))?$"
+    r"fav)(?:\s+(?P<cat>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?))?"
+    r"(?:\s+(?:now|these days|nowadays|again|for now|right now|period|hands down|by far|of all time|ever|"
+    r"for sure|no question|in the world|bar none))*(?:$|,)"
+)
+_GENERIC_THINGS = frozenset(
+    "one thing things place movie film book song show dish food drink game band".split()
+)
+# "she makes a chicken gumbo that is my favourite food now": the noun phrase before the relative
+_FAVOURITE_RELATIVE = re.compile(
+    r"\b(?:a|an|the|this|her|his)\s+(?P<o>[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,5}?)\s*,?\s+"
+    r"(?:that|which)\s+(?P<cop>is|was|has become|became)\s+(?:now\s+)?(?P<owner>my|our)\s+"
+    r"(?:new\s+|all[- ]time\s+|absolute\s+)?(?:favou?rite|fave|fav)\s+(?P<cat>[a-z]+)\b"
 )
 # "the Kings are my team", "hiking is my happy place": a favourite or a pastime said without the word.
 _MY_TEAM = re.compile(
@@ -406,7 +445,8 @@ _MY_TEAM = re.compile(
     r"singer|author|podcast)\b(?!\s+(?:mate|member|leader|manager|lead|captain))"
 )
 _MY_THING = re.compile(
-    r"^(?P<o>[a-z]+ing(?:\s+[a-z]+)?|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|has become|became)\s+"
+    r"^(?P<o>[a-z]+ing(?:\s+[a-z]+)?|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+"
+    r"(?:is|has become|became|has been|has always been|have been|have always been)\s+"
     r"(?:(?:kind of|sort of|really|genuinely|honestly|totally|definitely|basically|just|truly|still|always|"
     r"officially|like)\s+)*(?:my|our)\s+(?:(?:happy|zen|favou?rite|comfort|new|main|big|whole|one true|"
     r"go-to)\s+)?(?P<what>place|thing|jam|passion|therapy|outlet|escape|obsession|hobby|love|life)\b"
@@ -449,7 +489,8 @@ def possessive_drafts(
         if said.lower() in ("they", "it", "that", "this", "they are", "it is") and antecedent:
             said = antecedent  # "Big Thief has taken over. They're my favourite band now"
         value = clean(said, "thing")
-        if owner and value and len(value.split()) <= 6:
+        clause_like = re.search(r"^(?:I|we|they|he|she|you)\s|\s(?:that|which)$", said)  # a relative: below
+        if owner and value and len(value.split()) <= 6 and not clause_like:
             predicate = favourite_predicate(m["cat"]) if m["cat"] else "likes"
             ended = m["cop"] in ("was", "were")  # "Radiohead was my favourite band": no longer
             out.append(
@@ -463,6 +504,14 @@ def possessive_drafts(
                     ended=ended,
                 )
             )
+    if (
+        (m := _FAVOURITE_RELATIVE.search(text))
+        and (value := clean(m["o"], "thing"))
+        and value.lower() not in _GENERIC_THINGS
+    ):
+        out.append(Draft(favourite_predicate(m["cat"]), value, 0.7, rule="favourite.relative",
+                         subject=speaker,
+                         timing="none", ended=m["cop"] == "was"))
     if m := _MY_TEAM.search(text):
         owner_name = speaker
         if (value := proper_run(m["o"])) and _ok(value):
@@ -474,7 +523,7 @@ def possessive_drafts(
         value = clean(m["o"], "thing")
         if value and value.lower() not in ("this", "that", "it", "everything", "nothing", "something"):
             gerund = value.endswith("ing")
-            hobby = gerund and m["what"] in ("thing", "therapy", "outlet", "hobby", "passion", "life")
+            hobby = gerund and m["what"] != "love"  # "hiking is my escape"; "baking is my love" is a liking
             predicate = "hobby" if hobby else "likes"
             out.append(
                 Draft(predicate, value, 0.7, rule=f"{predicate}.my_thing", subject=speaker, timing="none")
@@ -667,11 +716,11 @@ _TO_SELL = re.compile(
 (
     _OF_MINE, _FROM_WORK, _NAME_TITLE, _GOES_BY, _CALLS_THEM, _AGE_WHO, _LAST_DAY, _BIRTHDAY_AGE, _HERE_IN,
     _RELATION_APPOSITION, _RELATION_BEFORE, _RELATION_NAMED, _RELATION_IS, _RELATION_IS_NAME, _JOB_AT,
-    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _MY_TEAM, _MY_THING, _FAVOURITE_REVERSED,
-    _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
+    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _PET_OF_OTHER, _PET_APPOSED, _MY_TEAM, _MY_THING,
+    _FAVOURITE_REVERSED, _FAVOURITE_RELATIVE, _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
 ) = map(prefiltered, (
     _OF_MINE, _FROM_WORK, _NAME_TITLE, _GOES_BY, _CALLS_THEM, _AGE_WHO, _LAST_DAY, _BIRTHDAY_AGE, _HERE_IN,
     _RELATION_APPOSITION, _RELATION_BEFORE, _RELATION_NAMED, _RELATION_IS, _RELATION_IS_NAME, _JOB_AT,
-    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _MY_TEAM, _MY_THING, _FAVOURITE_REVERSED,
-    _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
+    _THIRD_PARTY, _PET_APPOSITION, _PET_NAMED, _PET_IS, _PET_OF_OTHER, _PET_APPOSED, _MY_TEAM, _MY_THING,
+    _FAVOURITE_REVERSED, _FAVOURITE_RELATIVE, _BUT_CALL_ME, _TO_SELL, _WEEKS_IN,
 ))  # fmt: skip

@@ -46,7 +46,11 @@ _TRAILING = re.compile(
     r"most days|all the time|all day|by myself|on my own|together|at home|twice|once|many times|a few times|"
     r"several times|before|more and more|like crazy|like mad|forever|ever|officially|finally|still|"
     r"in general|overall|at all|of course|myself|ourselves|itself|(?:out |over |around |up |down )?here|"
-    r"(?:over |out )?there)$",
+    r"(?:over |out )?there|"
+    # a comment tacked on: "allergic to penicillin it turns out", "I don't eat fish, never have"
+    r"(?:it |as it )?turns out|as it happens|(?:I|we) (?:think|guess|reckon|suppose|believe)|"
+    r"(?:and )?never (?:have|did|will|had)|(?:and )?always (?:have|had|will)|more or less|sort of|kind of|"
+    r"a little bit|a bit|badly|fluently|okay|ok|well)$",
     re.IGNORECASE,
 )
 _LEADING = re.compile(

@@ -60,7 +60,15 @@ def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
         "seeing someone": "in a relationship",
         "hitched": "married",
     }.get(value, value)
-    out = [Draft("relationship_status", value, 0.85, kind="none", timing="start")]
+    # "we were married 44 years", "I was engaged to Tom": a couple the past tense says is over;
+    # "I was married in June", "we were married on the 4th" date a wedding, still so
+    over = (
+        re.match(r"(?:was|were)\s", m[0]) is not None and not ctx.aspect.perfect
+        and value in ("married", "engaged", "in a relationship", "dating")
+        and not ctx.has_time("point", "since")
+    )
+    out = [Draft("relationship_status", value, 0.85, kind="none", timing="state" if over else "start",
+                 ended=over)]
     name = m.groupdict().get("name") or ctx.subject.co_subject  # "Marcus and I are married"
     if name and (person := proper_run(name)):
         predicate = {
@@ -75,8 +83,8 @@ def _status(m: re.Match[str], ctx: Context) -> list[Draft]:
                     predicate,
                     person,
                     0.85,
-                    timing="end" if value == "divorced" else "start",
-                    ended=value == "divorced",
+                    timing="end" if value == "divorced" else "state" if over else "start",
+                    ended=value == "divorced" or over,
                 )
             )
     return out
@@ -136,6 +144,20 @@ def _person(predicate: str, confidence: float, timing: str = "state", ended: boo
     return build
 
 
+def _with_status(builder: Builder, status: str) -> Builder:
+    """A partner named with the status it implies: "married Tasha" also says the speaker is
+    married, as "got engaged to Marcus" says engaged (the status is what a profile shows)."""
+
+    def build(m: re.Match[str], ctx: Context) -> list[Draft]:
+        out = builder(m, ctx)
+        if out and not ctx.aspect.negated and not (m["v"] == "dated" or ctx.aspect.ended):
+            timing = "start" if m["v"] in ("married", "wed") else "state"
+            out.append(Draft("relationship_status", status, 0.7, kind="none", timing=timing))
+        return out
+
+    return build
+
+
 def _engaged_to(m: re.Match[str], ctx: Context) -> list[Draft]:
     people = names_in(m["o"])
     if not people:
@@ -145,8 +167,8 @@ def _engaged_to(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 def _breakup(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = [Draft("relationship_status", "single", 0.6, kind="none", timing="start")]
-    if m["o"]:
-        out += [Draft("partner", p, 0.8, timing="end", ended=True) for p in names_in(m["o"])]
+    if said := (m["o"] or m["o2"]):
+        out += [Draft("partner", p, 0.8, timing="end", ended=True) for p in names_in(said)]
     elif ctx.subject.co_kind == "person" and names_in(ctx.subject.co_subject or ""):
         # "Nadia and I broke up": the one named beside the speaker was the partner
         out += [Draft("partner", p, 0.75, timing="end", ended=True) for p in names_in(ctx.subject.co_subject)]
@@ -219,6 +241,17 @@ _MORE_PETS = re.compile(
 )
 
 
+def _named_is_a_pet(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """"Bracken came with us, he's a border terrier": a named one (said by name or "he"/"she")
+    who is a dog is the speaker's pet, as "Bracken is my dog" says (``mentions._PET_IS``)."""
+    name = ctx.subject.name
+    if ctx.subject.kind != "person" or ctx.aspect.negated or "'s" in name or not re.match(NAME + "$", name):
+        return []
+    kind = " ".join([*m["mods"].split(), m["pet"]]).lower()
+    return [Draft("pet", name, 0.7, subject=ctx.speaker, timing="none",
+                  text=f"{ctx.speaker} has a {kind} named {name}")]
+
+
 def _pets(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'a dog and two cats named Tom and Jerry': every pet in the list."""
     out = _pet(m, ctx)
@@ -274,7 +307,9 @@ def _pet(m: re.Match[str], ctx: Context, verb: str | None = None) -> list[Draft]
 
 RULES: tuple[Rule, ...] = (
     # identity
-    rule("name.intro", rf"(?:am|is)\s+(?P<o>{NAME}(?:\s+{NAME})?)\s*$", _intro),
+    # "I am Beatriz Carvalho, but please call me Bia": the name, then what to call the speaker
+    rule("name.intro", rf"(?:am|is)\s+(?P<o>{NAME}(?:\s+{NAME})?)\s*(?:$|,?\s*(?:but|so|and)?\s*"
+         r"(?:please\s+|just\s+|everyone\s+|everybody\s+)?calls?\s+me\b)", _intro),
     rule(
         "name.called",
         rf"(?:am|is|was)\s+(?:called|named)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
@@ -322,7 +357,7 @@ RULES: tuple[Rule, ...] = (
         "spouse.married",
         rf"(?P<v>married|marry|marries|wed)\s+(?:(?:my|his|her)\s+(?:[a-z-]+\s+){{0,3}}?(?:sweetheart|love|partner|"
         rf"girlfriend|boyfriend|fianc[eé]e?|best friend)\s*,?\s*)?(?P<o>{NAME}(?:\s+{NAME})?)",
-        _person("spouse", 0.85, "start"),
+        _with_status(_person("spouse", 0.85, "start"), "married"),
     ),
     rule(
         "status.got",
@@ -361,7 +396,7 @@ RULES: tuple[Rule, ...] = (
     rule(
         "partner.dating",
         rf"(?P<v>dating|date|dates|dated)\s+(?P<o>{NAME}(?:\s+{NAME})?)",
-        _person("partner", 0.8),
+        _with_status(_person("partner", 0.8), "dating"),
     ),
     rule(
         "partner.relationship",
@@ -371,7 +406,9 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "partner.breakup",
-        r"(?P<v>broke|break|breaking|split|splitting)\s+up(?:\s+with\s+(?P<o>.+))?",
+        r"(?P<v>broke|break|breaking|split|splitting)\s+up(?:\s+with\s+(?P<o>.+))?|"
+        # "we split in 2019": split with no "up", before a time or a partner (not "split the bill")
+        r"(?P<v2>split)(?=$|\s+(?:in|on|last|after|from|when|back|years|months|\d)\b)(?:\s+from\s+(?P<o2>.+))?",
         _breakup,
     ),
     rule(
@@ -418,4 +455,12 @@ RULES: tuple[Rule, ...] = (
         rf"\s+(?:named|called|whose names? (?:is|are))\s+)(?P<names>{NAMES}))?",
         _pets,
     ),
+    rule(
+        "pet.is_a",
+        rf"{BE}\s+(?:my|our|a|an)\s+(?P<mods>(?:(?:little|big|old|young|wee|rescue|black|white|brown|golden|"
+        rf"ginger|grey|gray|tabby|mixed|sweet|miniature|mini|standard|toy)\s+){{0,2}})(?P<pet>{PET})"
+        r"\s*(?:$|,|\s+(?:and|who|that)\b)",
+        _named_is_a_pet,
+    ),
 )
+

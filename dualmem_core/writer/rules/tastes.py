@@ -179,11 +179,16 @@ _OWN_DROP = re.compile(
 
 _BRAND_AFTER = re.compile(
     r"(?:new\s+|used\s+|second[- ]hand\s+)?(?:car|bike|motorbike|van|phone|camera|laptop|guitar|truck)\s*,\s*"
-    r"(?:an?\s+)(?P<b>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)"
+    r"(?:an?\s+)(?:(?:new|used|second[- ]hand|old|little|\d{4})\s+)?(?P<b>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)?)"
 )
 
 
-def _owns(m: re.Match[str], ctx: Context) -> list[Draft]:
+def _trade(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """"traded the F-150 in for a Ram 2500": the old thing is sold, the new one bought."""
+    return _owns({"v": "sold", "o": m["old"]}, ctx) + _owns({"v": "bought", "o": m["o"]}, ctx)
+
+
+def _owns(m: re.Match[str] | dict[str, str], ctx: Context) -> list[Draft]:
     if re.search(r"\s(?:called|named)\s", m["o"]):
         return []  # "I own a cafe called Beans": the business rule names it
     if brand := _BRAND_AFTER.match(m["o"]):  # "a new car, a Skoda"
@@ -235,7 +240,10 @@ def _business(m: re.Match[str], ctx: Context) -> list[Draft]:
     name = proper_run(m["name"]) if m["name"] else None
     thing = m["o"].strip()
     text = f"{subject_text(ctx)} runs {article(thing)}" + (f" called {name}" if name else "")
-    return [Draft("owns", name or thing, 0.75, text=text, kind="organization" if name else "none")]
+    # "I started the company in 2019": a beginning, still owned, not an ownership that ended
+    began = m["v"].lower() in ("started", "founded", "opened", "co-founded", "cofounded", "launched")
+    return [Draft("owns", name or thing, 0.75, text=text, kind="organization" if name else "none",
+                  timing="start" if began else "state")]
 
 
 def _play(m: re.Match[str], ctx: Context) -> list[Draft]:
@@ -259,6 +267,17 @@ def _play(m: re.Match[str], ctx: Context) -> list[Draft]:
     return out
 
 
+def _gave_up_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
+    """"I've given up golf", "quit running last year": a pastime that ended (a listed one only:
+    "gave up hope" is no hobby)."""
+    if ctx.aspect.negated or ctx.aspect.modal or ctx.aspect.future or ctx.aspect.intent:
+        return []
+    value = re.sub(r"^(?:playing|doing)\s+", "", m["o"].lower()).replace(" ", "-")
+    if value not in ACTIVITIES | GO_ACTIVITIES | SPORTS_AND_GAMES:
+        return []
+    return [Draft("hobby", value.replace("-", " "), 0.7, timing="end", ended=True)]
+
+
 def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     out = []
     verb = m["v"].lower()
@@ -277,6 +296,7 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
         elif (
             value in ACTIVITIES
             or value in GO_ACTIVITIES
+            or value in SPORTS_AND_GAMES  # "she just started little league"
             or value.split("-")[-1] in GO_ACTIVITIES  # "cold water swimming"
             or (value.endswith("ing") and timing == "start" and d.object.islower())  # not "Acme Consulting"
         ):
@@ -515,8 +535,8 @@ RULES: tuple[Rule, ...] = (
     ),
     rule(
         "allergy",
-        rf"{BE}\s+(?:severely\s+|very\s+|mildly\s+|deathly\s+|highly\s+|super\s+|really\s+|extremely\s+|"
-        r"slightly\s+)?allergic\s+to\s+(?P<o>.+)",
+        rf"(?:{BE}\s+)?(?:severely\s+|very\s+|mildly\s+|deathly\s+|highly\s+|super\s+|really\s+|extremely\s+|"
+        r"slightly\s+)?allergic\s+to\s+(?P<o>.+)",  # no verb: "allergic to penicillin, it turns out"
         _allergy,
     ),
     rule(
@@ -560,12 +580,27 @@ RULES: tuple[Rule, ...] = (
         r"some)\s+(?P<o>.+)",
         _owns,
     ),
+    rule(
+        "owns.trade",
+        r"(?P<v>traded|traded in|trade in|swapped|exchanged|part-exchanged)\s+(?:in\s+)?"
+        r"(?:my|our|the|his|her)\s+"
+        r"(?:old\s+)?(?P<old>.+?)\s+(?:in\s+)?(?:(?:yesterday|today|last\s+\w+|this\s+\w+)\s+)?for\s+"
+        r"(?:a|an|the|my|our|a\s+new|a\s+used)\s+(?P<o>.+)",
+        _trade,
+    ),
     # pastimes
     rule(
         "hobby.play",
         r"(?P<v>play|plays|played|playing)\s+(?:the\s+|a\s+little\s+|some\s+|a\s+lot\s+of\s+|lots\s+of\s+|"
         r"competitive\s+|professional\s+|recreational\s+)?(?P<o>.+)",
         _play,
+    ),
+    rule(
+        "hobby.gave_up",
+        r"(?P<v>gave up|given up|giving up|quit|quitting|stopped|stopping)\s+"
+        r"(?P<o>(?:playing\s+|doing\s+)?[a-z-]+(?:\s+[a-z-]+)?)(?=$|\s+(?:for|since|in|last|after|because|when|years|"
+        r"months|a\s+while|altogether|now))",
+        _gave_up_activity,
     ),
     rule(
         "hobby.do",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .clauses import DROPPED
 from .gates import prefiltered
-from .lexicon import NOT_NAMES, job_head
+from .lexicon import NOT_NAMES, job_head, relation_of
 
 _PARTICIPLES = (
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
@@ -69,6 +69,10 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bi'm\b|\bim\b(?=\s)", "I am"),
         (r"\bi've\b|\bive\b(?=\s+(?:been|got|lived|worked|had|never|always|just))", "I have"),
         (r"\bi'll\b", "I will"),
+        # Apostrophes left out: "hes 13 now", "Bree whos 9", "thats my favorite food"
+        (r"\b(he|she|who|that|what|there)s\b(?=\s+(?:been|got)\b)", r"\1 has"),
+        (r"\b(he|she|who|that|what|there)s\b(?=\s+\w)", r"\1 is"),
+        (r"\b(they|you)re\b(?=\s)", r"\1 are"),
         (r"'re\b", " are"),
         (r"'ve\b", " have"),
         (r"'ll\b", " will"),
@@ -94,6 +98,7 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bkinda\b", "kind of"),
         (r"\bcan not (?:stand|bear|stomach|tolerate|abide|be doing with|be dealing with)\b", "hate"),
         (r"\bcan not get enough of\b", "love"),
+        (r"\b(love|loves|like|likes|enjoy|enjoys) me some\b", r"\1"),  # Southern US: "I love me some jazz"
         # Irish and northern English "me" for "my": "me mam lives in Cork"
         (r"\bme (?=(?:mam|mum|ma|mom|da|dad|nan|nana|granny|gran|brother|sister|husband|wife|fella|missus|"
          r"kids|daughter|son|partner|boyfriend|girlfriend|mate|best mate|cousin|auntie|uncle|folks)\b)",
@@ -111,10 +116,12 @@ _REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 # letters match ASCII ones).
 _NEEDS: tuple[tuple[str, ...], ...] = (
     ("`",), ("\u201c", "\u201d"), ("can",), ("won't",), ("shan't",), ("ain't",), ("n't",), ("nt",),
-    ("i'm", "im"), ("i've", "ive"), ("i'll",), ("'re",), ("'ve",), ("'ll",), ("'d",), ("'d",),
+    ("i'm", "im"), ("i've", "ive"), ("i'll",), ("s been", "s got"), ("s ",), ("re ",), ("'re",), ("'ve",),
+    ("'ll",), ("'d",), ("'d",),
     ("name's",), ("name is",), ("still",), (" here",), (" n ",), ("w/", " w "), ("let's",), ("'s",),
     ("'s",), ("gonna",), ("wanna",), ("gotta",), ("kinda",),
-    ("can not",), ("can not",), ("me ",), ("after",), ("in ", "in,", "in.", "in!", "in?"), ("i",),
+    ("can not",), ("can not",), ("me some",), ("me ",), ("after",), ("in ", "in,", "in.", "in!", "in?"),
+    ("i",),
 )  # fmt: skip
 assert len(_NEEDS) == len(_REPLACEMENTS)
 # "master's in economics", "today's plan": possessives that "'s" + "in"/"at" would misread as "is".
@@ -271,7 +278,9 @@ _CLAUSE_ADVERB = re.compile(
     r"today|yesterday|recently|currently|still|yeah|well|back there|back then|back home|over there|"
     r"before that|after that|since then|these days|nowadays|later)\s*,?\s+(?=(?:I|we|he|she|they)\s)"
 )
-_COMMA = re.compile(r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone)\b)")
+_COMMA = re.compile(
+    r",\s+(?=(?:I|we|my|our|he|she|they|his|her|people|everyone|everybody|nobody|someone|me\s+and)\b)"
+)
 # ", lived there until 2015", ", working as an aquarist": a second verb phrase of the same subject.
 _COMMA_VERB = re.compile(
     r",\s+(?=(?:now\s+|then\s+|later\s+)?(?:lived|worked|moved|studied|taught|spent|started|got|went|"
@@ -305,13 +314,18 @@ _COPULA = re.compile(
 _PRONOUN_START = re.compile(r"\b(?:I|we|my|our|his|her|their|he|she|they)\b", re.IGNORECASE)
 _CAP = "[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-z\u00DF-\u00FF]+"  # a capitalised word: "Tom", "Bené", "Álvaro"
 _NAME_VERB_START = re.compile(rf"{_CAP}(?:\s+{_CAP})?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
+# ", our beagle," after a name: a short noun phrase between commas, no clause
+_APPOSITIVE = re.compile(r"(?:my|our|his|her|their)(?:\s+[a-z-]+){1,3}\s*(?:,|$)")
+_ENDS_WITH_NAME = re.compile(rf"\b{_CAP}$")
+# ", Ty loves fishing": a comma before a named subject and its verb starts a clause too
+_COMMA_NAME = re.compile(rf",\s+(?={_NAME_VERB_START.pattern})")
 # Words that start a verb phrase, so "I'm 34 and live in Denver" splits into two clauses.
 VERB_START = re.compile(
     r"(?:am|is|are|was|were|have|has|had|do|does|did|will|would|can|just|also|recently|currently|now|"
     r"still|live|lives|lived|work|works|worked|love|loves|loved|like|likes|enjoy|enjoys|hate|hates|moved|"
     r"got|get|study|studies|studied|speak|speaks|play|plays|own|owns|went|go|goes|started|joined|bought|"
     r"adopted|married|never|no longer|used to|teach|teaches|run|runs|switched|quit|stopped|sold|retired|"
-    r"finished|graduated|became)\b"
+    r"finished|graduated|became|split|separated|divorced)\b"
 )
 ONWARD = r"(?:(?:later|eventually|finally)\s+)?(?:on\s+)?to\s+(?=[A-Z])"
 _ONWARD = re.compile(ONWARD)
@@ -327,6 +341,15 @@ _BARE_SUBJECT = re.compile(
     rf"^(?:(?:[Mm]y|[Oo]ur)\s+[a-z-]+(?:\s+(?!(?:is|was|are|were|has|had|am)\b)[a-z-]+)?(?:\s+{_CAP})?|"
     rf"{_CAP}(?:\s+{_CAP})?)$"
 )
+
+
+def _names_people_before(left: str) -> bool:
+    """Whether ``left`` ends with a relation noun ("my kids", "two boys") the names after it name."""
+    words = left.split()
+    if not words:
+        return False
+    last = words[-1].lower()
+    return relation_of(last) is not None or (last.endswith("s") and relation_of(last[:-1]) is not None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +375,8 @@ def split_clauses(sentence: str) -> list[Piece]:
             left = sentence[cuts[-1][1] if cuts else 0 : m.start()].strip(" ,")
             if conj == "and" and _BARE_SUBJECT.match(left) and not re.match(r"(?:he|she|they|we)\b", rest):
                 continue  # "My wife Elena and I moved": one compound subject
+            if conj == "and" and left.rsplit(",", 1)[-1].strip().lower() in ("me", "i"):
+                continue  # "me and my ex Crystal were married": the same, the speaker first
             if conj == "and" and _WITH_WHOM.search(left) and re.match(r"(?:my|our|his|her|their)\s", rest):
                 continue  # "I live with my partner and our two cats in Leith": one list of companions
             if conj == "and" and rest.startswith("I ") and _ENDS_WITH_SUBJECT.search(left):
@@ -369,9 +394,13 @@ def split_clauses(sentence: str) -> list[Piece]:
             VERB_START.match(rest) or (0 <= copula_at < m.start() and COMPLEMENT_START.match(rest))
         ):
             cuts.append((m.start(), m.end(), conj, True))
-    for m in _COMMA.finditer(sentence):
+    for m in (*_COMMA.finditer(sentence), *_COMMA_NAME.finditer(sentence)):
         left_start = max((c[1] for c in cuts if c[1] <= m.start()), default=0)
         left = sentence[left_start : m.start()]
+        if m.re is _COMMA_NAME and _names_people_before(left):
+            continue  # "two boys, Finn is 8 and Rory is 5": the names are the boys
+        if _APPOSITIVE.match(sentence, m.end()) and _ENDS_WITH_NAME.search(left):
+            continue  # "we took Biscuit, our beagle, to the beach": the name's apposition
         short = len(left.split()) <= 3 and not _PRONOUN_START.search(left) and not _IS.search(left)
         if short and not DROPPED.match(left.strip()):
             continue  # "Last summer, I went ...": an adverbial; "Just moved house, we're ..." is a clause
@@ -411,7 +440,7 @@ def split_clauses(sentence: str) -> list[Piece]:
 _GREETING = re.compile(
     r"^(?:hi|hello|hey|hiya|howdy|greetings|yo|good (?:morning|afternoon|evening)|nice to meet you|"
     r"pleased to meet you|nice to e-?meet you)\b(?:\s+(?:there|all|everyone|"
-    r"again|friend|buddy))?(?:\s+[A-Z][a-z]+)?[\s,!.:-]*",
+    r"again|friend|buddy))?(?:\s+(?-i:[A-Z][a-z]+)(?![a-z]))?[\s,!.:-]*",  # "hi Sam", not "hello there my"
     re.IGNORECASE,
 )
 _MARKERS = re.compile(
