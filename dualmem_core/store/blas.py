@@ -4,8 +4,8 @@ A write's neighbour search is a loop of small products (each query against the f
 rows its groups hold). OpenBLAS splits even those over its threads, and its threads wait for
 one another: when another process holds a core (a Neo4j server merging index segments after
 the last commit, or any busy neighbour), each product waits for a thread that is not running.
-On 2 cores, a 50-message batch's search of 100k rows took 26 ms idle either way, and beside
-one busy core 69 ms (p95 131) on both threads but 27 ms on one
+On 2 cores, a 50-message batch's search of 100k rows took 28 ms idle either way, and beside
+one busy core 78 ms (p95 137) on both threads but 27 ms on one
 (``benchmarks/results/neighbour-threads.txt``). So these loops run on one thread; a single
 large product (recall's scan of every row) keeps every thread, which pays there when idle.
 
