@@ -88,7 +88,7 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
     return result
 
 
-def _other_names(view: GraphView, nicknames) -> set[str]:
+def _other_names(view: GraphView, nicknames: list[str]) -> set[str]:
     return {object_key(view.current[m].object) for m in nicknames if not view.current[m].negated}
 
 
@@ -96,9 +96,7 @@ def _same_person_named(values: dict[str, str], m: str, others: set[str]) -> bool
     """A name that is a nickname of the subject ("Bia" for Beatriz Carvalho), or part of another
     name told ("Beatriz"), names the same person: it neither ends nor is ended by the full name."""
     words = set(values[m].split())
-    return values[m] in others or any(
-        words < set(v.split()) for n, v in values.items() if n != m
-    )
+    return values[m] in others or any(words < set(v.split()) for n, v in values.items() if n != m)
 
 
 def _desired(
@@ -114,9 +112,9 @@ def _desired(
     values = value_keys(view, members)
     out = {m: ("active", known[m], set()) for m in members}
     positive = [m for m in members if not view.current[m].negated]
-    if view.current[members[0]].predicate == "name":
-        positive = [m for m in positive if not _same_person_named(values, m, other_names)]
     predicate = view.current[members[0]].predicate
+    if predicate == "name":
+        positive = [m for m in positive if not _same_person_named(values, m, other_names)]
     if predicates.is_single_valued(predicate):
         segments: list[list[str]] = []
         for m in positive:
