@@ -25,44 +25,40 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-_found = threading.Lock()
+_lock = threading.Lock()  # guards everything below
 _setters: list[Callable[[int], int]] | None = None  # one per loaded OpenBLAS: sets, returns the old
+_inside = 0
+_restore: list[tuple[Callable[[int], int], int]] = []  # (setter, the count before the first block)
 
 
 def _local_setters() -> list[Callable[[int], int]]:
+    """OpenBLAS's thread-count setters, found once (``_lock`` held)."""
     global _setters
-    with _found:
-        if _setters is None:
-            _setters = []
+    if _setters is None:
+        _setters = []
+        try:
+            from threadpoolctl import threadpool_info
+        except ImportError:
+            return _setters
+        for lib in threadpool_info():
+            if lib.get("internal_api") != "openblas":
+                continue
             try:
-                from threadpoolctl import threadpool_info
-            except ImportError:
-                return _setters
-            for lib in threadpool_info():
-                if lib.get("internal_api") != "openblas":
-                    continue
-                try:
-                    setter = ctypes.CDLL(lib["filepath"]).openblas_set_num_threads_local
-                except (OSError, AttributeError):  # an OpenBLAS before 0.3.27
-                    continue
-                setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
-                _setters.append(setter)
-        return _setters
-
-
-_lock = threading.Lock()
-_inside = 0
-_restore: list[tuple[Callable[[int], int], int]] = []  # (setter, the count before the first block)
+                setter = ctypes.CDLL(lib["filepath"]).openblas_set_num_threads_local
+            except (OSError, AttributeError):  # an OpenBLAS before 0.3.27
+                continue
+            setter.argtypes, setter.restype = [ctypes.c_int], ctypes.c_int
+            _setters.append(setter)
+    return _setters
 
 
 @contextmanager
 def one_thread() -> Iterator[None]:
     """BLAS on one thread inside the block (nested and concurrent blocks are fine)."""
     global _inside
-    setters = _local_setters()
     with _lock:
         if _inside == 0:
-            _restore[:] = [(setter, setter(1)) for setter in setters]
+            _restore[:] = [(setter, setter(1)) for setter in _local_setters()]
         _inside += 1
     try:
         yield

@@ -171,6 +171,9 @@ def _intolerant(m: re.Match[str], ctx: Context) -> list[Draft]:
     return [Draft("allergy", value, 0.85, text=f"{subject_text(ctx)} is {value} intolerant")]
 
 
+# Pastimes the lexicon knows, hyphenated ("little-league"): a bare noun counts as a hobby only if listed.
+_PASTIMES = ACTIVITIES | GO_ACTIVITIES | SPORTS_AND_GAMES
+
 _OWN_DROP = re.compile(
     r"^(?:new|used|brand[- ]new|second[- ]hand|old|first|own|little|tiny|big|nice|fancy|cool)\s+",
     re.IGNORECASE,
@@ -273,7 +276,7 @@ def _gave_up_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     if ctx.aspect.negated or ctx.aspect.modal or ctx.aspect.future or ctx.aspect.intent:
         return []
     value = re.sub(r"^(?:playing|doing)\s+", "", m["o"].lower()).replace(" ", "-")
-    if value not in ACTIVITIES | GO_ACTIVITIES | SPORTS_AND_GAMES:
+    if value not in _PASTIMES:
         return []
     return [Draft("hobby", value.replace("-", " "), 0.7, timing="end", ended=True)]
 
@@ -294,9 +297,7 @@ def _do_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
         if took_up and len(value.split("-")) <= 3 and value.isascii() and re.fullmatch(r"[a-z-]+", value):
             out.append(Draft("hobby", d.object, 0.7, timing=timing))  # "I've taken up pottery"
         elif (
-            value in ACTIVITIES
-            or value in GO_ACTIVITIES
-            or value in SPORTS_AND_GAMES  # "she just started little league"
+            value in _PASTIMES  # "she just started little league"
             or value.split("-")[-1] in GO_ACTIVITIES  # "cold water swimming"
             or (value.endswith("ing") and timing == "start" and d.object.islower())  # not "Acme Consulting"
         ):
@@ -318,8 +319,7 @@ def _class_activity(m: re.Match[str], ctx: Context) -> list[Draft]:
     if not words or len(words) > 3 or not all(re.fullmatch(r"[a-zà-ÿ-]+", w) for w in words):
         return []  # a named team or a school course, not a pastime
     value = activity.lower().replace(" ", "-")
-    known = (value in ACTIVITIES or value in GO_ACTIVITIES or value in SPORTS_AND_GAMES
-             or value.split("-")[-1] in GO_ACTIVITIES)
+    known = value in _PASTIMES or value.split("-")[-1] in GO_ACTIVITIES
     if not (m["noun"] or known):
         return []  # "joined the committee": only a known pastime stands without "class" or "club"
     if m["noun"] == "club" and not known:
