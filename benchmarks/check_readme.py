@@ -1,0 +1,177 @@
+"""Check README.md and docs/*.md figures against the results files they name.
+
+Convention (what makes a figure checked):
+
+* **Tables**: a Markdown table whose caption (the paragraph right above it, or the caption of the
+  table right above it) names one or more results files in backticks. Every number in the
+  table's data rows is checked, except size labels (``1k``, ``100k``), targets (a number after
+  ``≤``, ``≥``, ``<`` or ``>``) and numbers glued to letters (``p95``, ``top-10``, commit ids).
+* **Prose**: a line that names a results file in backticks. Numbers with a unit (``ms``,
+  ``messages/s``, ``memories/s``, ``MB``, ``GB``, ``s``, ``%``) on that line are checked, and so
+  are the others of a run such as ``3.1 / 5.3 ms`` or ``18.0 → 9.6 ms``. A derived figure (a sum,
+  a ratio) must not sit on such a line with a unit, or it is reported.
+
+A results file is named as ``benchmarks/results/NAME`` (it must exist), or as a bare ``NAME`` /
+``-COMMIT.txt`` / ``NAME.{json,txt}`` that exists in ``benchmarks/results/`` (a bare name that does
+not is not a results file: ``fixtures/thresholds.json``). A figure passes when some number in one
+of the files named rounds to it at the figure's own precision (``3.1`` matches ``3.12``, ``966``
+matches ``965.51``). That is a presence check, not a lookup of the right cell: a small figure can
+match an unrelated number in a long file.
+
+Run:  python -m benchmarks.check_readme [FILE ...]     (default: README.md and docs/*.md)
+Exits 1 with one line per mismatch: ``README.md:LINE: FIGURE not in FILES``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+_BACKTICK = re.compile(r"`([^`\s]+)`")
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_UNIT = r"(?:ms|messages/s|memories/s|msg/s|MB|GB|MiB|s|%)(?![\w/])"
+# a run of numbers joined by / – → - (a p50 / p95 pair, a range, a before → after) ending in a unit
+_PROSE_RUN = re.compile(rf"(?<![\w.\-/])((?:{_NUM})(?:\s*(?:/|–|→|-)\s*(?:{_NUM}))*)\s*{_UNIT}")
+_TABLE_NUM = re.compile(rf"(?<![\w.\-≤≥<>=])(?<![≤≥<>]\s)({_NUM})(?![\w.]|,\d)")
+_FILE_NUM = re.compile(_NUM)
+
+
+def _expand(token: str) -> list[str]:
+    """``writer-{sqlite,neo4j}.txt`` -> both names."""
+    m = re.search(r"\{([^}]*)\}", token)
+    if not m:
+        return [token]
+    return list(itertools.chain.from_iterable(
+        _expand(token[: m.start()] + alt + token[m.end():]) for alt in m.group(1).split(",")))
+
+
+def named_files(text: str, results: Path = RESULTS) -> tuple[list[Path], list[str]]:
+    """The results files a line names in backticks, and the names given that do not exist."""
+    found: list[Path] = []
+    missing: list[str] = []
+    for token in _BACKTICK.findall(text):
+        if not re.search(r"\.(txt|json|\{[a-z,]+\})$", token):
+            continue
+        for name in _expand(token):
+            explicit = "benchmarks/results/" in name
+            base = name.split("benchmarks/results/")[-1] if explicit else name
+            if "/" in base:
+                continue
+            hits = sorted(results.glob("*" + base)) if base.startswith("-") else (
+                [results / base] if (results / base).is_file() else [])
+            if hits:
+                found.extend(hits)
+            elif explicit:
+                missing.append(name)
+    return found, missing
+
+
+def _value(s: str) -> tuple[float, int]:
+    s = s.replace(",", "")
+    return float(s), len(s.split(".")[1]) if "." in s else 0
+
+
+def _present(figure: str, numbers: Iterable[float]) -> bool:
+    x, places = _value(figure)
+    tol = 0.5 * 10 ** -places + 1e-9
+    return any(abs(y - x) <= tol for y in numbers)
+
+
+_cache: dict[Path, list[float]] = {}
+
+
+def _numbers(path: Path) -> list[float]:
+    if path not in _cache:
+        _cache[path] = [_value(m)[0] for m in _FILE_NUM.findall(path.read_text(encoding="utf-8"))]
+    return _cache[path]
+
+
+def prose_figures(line: str) -> list[str]:
+    """The figures of a prose line that carry a unit (with the rest of their run)."""
+    code_free = _BACKTICK.sub(" ", line)
+    return [n for run in _PROSE_RUN.findall(code_free) for n in re.findall(_NUM, run)]
+
+
+def table_figures(row: str) -> list[str]:
+    """The figures of a table data row (size labels, targets, labels like p95 left out)."""
+    code_free = _BACKTICK.sub(" ", row)
+    return _TABLE_NUM.findall(code_free)
+
+
+def _is_separator(line: str) -> bool:
+    return bool(re.fullmatch(r"\s*\|[\s|:\-]+\|\s*", line))
+
+
+def check_text(text: str, name: str = "README.md", results: Path = RESULTS) -> list[str]:
+    """One message per figure not found in the results files it is written beside."""
+    problems: list[str] = []
+    caption: list[Path] = []      # files named by the caption of the current (or last) table
+    paragraph: list[Path] = []    # files named by the paragraph being read
+    prose_seen = False            # a paragraph of text since the last blank line
+    last_block = "table"          # the block before this one: "prose" or "table"
+    last_paragraph: list[Path] = []
+    prev_table = False
+    in_code = False
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        files, missing = named_files(line, results)
+        problems += [f"{name}:{i}: names {m}, which does not exist" for m in missing]
+        table = line.lstrip().startswith("|")
+        if table:
+            start = not prev_table
+            prev_table = True
+            if start:
+                if prose_seen:            # caption right above, no blank line
+                    caption = paragraph
+                elif last_block == "prose":
+                    caption = last_paragraph
+                last_block = "table"
+                continue                  # the header row: labels, not figures
+            if _is_separator(line) or not (caption or files):
+                continue
+            figures = table_figures(line)
+            use = sorted(set(caption) | set(files))
+        else:
+            prev_table = False
+            if not line.strip():
+                if prose_seen:
+                    last_paragraph, last_block = paragraph, "prose"
+                paragraph, prose_seen = [], False
+                continue
+            prose_seen = True
+            paragraph = paragraph + files
+            if not files:
+                continue
+            figures = prose_figures(line)
+            use = files
+        pool = [y for f in use for y in _numbers(f)]
+        for fig in figures:
+            if not _present(fig, pool):
+                problems.append(f"{name}:{i}: {fig} not in {', '.join(f.name for f in use)}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = argv if argv is not None else sys.argv[1:]
+    paths = [Path(a) for a in args] or [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    problems: list[str] = []
+    for p in paths:
+        rel = p.resolve().relative_to(ROOT) if p.resolve().is_relative_to(ROOT) else p
+        problems += check_text(p.read_text(encoding="utf-8"), str(rel))
+    for msg in problems:
+        print(msg)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

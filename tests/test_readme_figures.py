@@ -1,0 +1,52 @@
+"""README.md and docs/*.md figures agree with the results files they name (benchmarks/check_readme.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks import check_readme
+
+
+def _results(tmp_path: Path) -> Path:
+    (tmp_path / "bench.txt").write_text(
+        "remember 1 message   3.12   5.25\npreload: 965.51 messages/s\npeak 1,717 MB\n")
+    return tmp_path
+
+
+def test_readme_and_docs_figures_match_their_results_files() -> None:
+    assert check_readme.main([]) == 0
+
+
+def test_a_right_figure_passes(tmp_path: Path) -> None:
+    text = "remember p50 / p95 3.1 / 5.3 ms, 966 messages/s (`benchmarks/results/bench.txt`)\n"
+    assert check_readme.check_text(text, results=_results(tmp_path)) == []
+
+
+def test_a_wrong_figure_in_prose_is_caught(tmp_path: Path) -> None:
+    text = "intro\n\nremember p50 / p95 3.1 / 5.9 ms (`benchmarks/results/bench.txt`)\n"
+    problems = check_readme.check_text(text, "R.md", results=_results(tmp_path))
+    assert problems == ["R.md:3: 5.9 not in bench.txt"]
+
+
+def test_a_wrong_figure_in_a_table_is_caught(tmp_path: Path) -> None:
+    text = (
+        "Measured (`bench.txt`):\n\n"
+        "| store (≤ 5 ms) | remember p50 / p95 | batched | peak RSS |\n"
+        "| --- | ---: | ---: | ---: |\n"
+        "| SQLite 100k | 3.1 / 5.3 ms | 966 messages/s | 1,717 MB |\n"
+        "| SQLite 100k | 3.1 / 5.3 ms | 986 messages/s | 1.7 GB |\n"
+    )
+    problems = check_readme.check_text(text, "R.md", results=_results(tmp_path))
+    assert problems == ["R.md:6: 986 not in bench.txt", "R.md:6: 1.7 not in bench.txt"]
+
+
+def test_a_missing_results_file_is_caught(tmp_path: Path) -> None:
+    text = "66 / 132 ms (`benchmarks/results/gone.txt`)\n"
+    problems = check_readme.check_text(text, "R.md", results=_results(tmp_path))
+    assert problems[0] == "R.md:1: names benchmarks/results/gone.txt, which does not exist"
+
+
+def test_targets_size_labels_and_unsourced_lines_are_not_figures(tmp_path: Path) -> None:
+    text = "at 100k, p95 ≤ 10 ms against a target, top-10\n66 / 132 ms with no file\n"
+    assert check_readme.check_text(text, results=_results(tmp_path)) == []
+    assert check_readme.table_figures("| SQLite 100k | ≤ 30 s: met | p95 9.0 |") == ["9.0"]
