@@ -14,7 +14,7 @@ reciprocal-rank fusion of BM25 and cosine. An image a turn shares is part of its
 
 Get the data (outside the repo):  fetch github:snap-research/locomo, then its data/locomo10.json
 (a list of {sample_id, conversation, qa}). Run:
-  pip install -e '.[bench]'      # bm25s
+  pip install -e '.[dev]'        # bm25s
   python -m benchmarks.locomo --data /work/data/locomo/locomo10.json [--store sqlite|neo4j]
       [--embedder hashing|sentence-transformers:all-MiniLM-L6-v2|openai:<model>] [--editor]
       [--conversations 0-4] [--out benchmarks/results/locomo-sqlite-hashing.json]

@@ -2,11 +2,7 @@
 
 from datetime import UTC, datetime
 
-import pytest
-
-pytest.importorskip("bm25s")  # the optional `bench` extra
-
-from benchmarks import locomo  # noqa: E402
+from benchmarks import locomo
 
 SAMPLE = {
     "sample_id": "tiny-1",
