@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "dedc33fa89b388008f77cc0e4adb6f2a86e9c3856755c48fc7ffe2fca8513c89"
+EXPECTED = "049036ee387eac3ff9a01092c086ddf18bdad93e78e45f068eef2a6b1584e8e4"
 
 
 def test_extractor_output_is_unchanged() -> None:
