@@ -8,6 +8,7 @@ from .errors import (
     InvalidInput,
     NotFound,
     StoreConfigError,
+    StoreNotFound,
     StoreUnavailable,
     TenantViolation,
 )
@@ -17,6 +18,6 @@ from .writer.writer import Writer, WriterConfig
 
 __all__ = [
     "FAR_FUTURE", "ConflictError", "DimensionMismatch", "DualmemError", "InvalidInput", "NotFound",
-    "Store", "StoreConfigError", "StoreUnavailable", "TenantViolation", "default_store_url",
+    "Store", "StoreConfigError", "StoreNotFound", "StoreUnavailable", "TenantViolation", "default_store_url",
     "open_store", "Writer", "WriterConfig", "Editor", "EditorConfig", "EditorRun",
 ]

@@ -7,6 +7,7 @@ Every frontend (the CLI, the MCP server, the REST API) opens its memory through
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from .editor import Editor
@@ -14,6 +15,8 @@ from .providers.cache import ProviderCache
 from .providers.config import ProviderConfig, embedder_kind, make_embedder, make_llm, open_cache
 from .store import Store, open_store
 from .writer.writer import Writer
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -35,14 +38,20 @@ class Services:
         self.close()
 
 
-def open_services(store_url: str | None = None, config: ProviderConfig | None = None) -> Services:
-    """The store at ``store_url`` (or the default), with a Writer and an Editor on it."""
+def open_services(store_url: str | None = None, config: ProviderConfig | None = None, *,
+                  create: bool = True) -> Services:
+    """The store at ``store_url`` (or the default), with a Writer and an Editor on it.
+
+    ``create=False`` for a frontend that only reads: a missing store is then an error
+    (``StoreNotFound``), not a new empty one. The servers take writes, so they create, and log it."""
     config = config or ProviderConfig.from_env()
     needs_cache = config.llm_model or embedder_kind(config.embedder)[0] != "hashing"
     cache = open_cache(config) if needs_cache else None
     embedder = make_embedder(config, cache)
     llm = make_llm(config, cache)
-    store = open_store(store_url, dimension=embedder.dimension)
+    store = open_store(store_url, dimension=embedder.dimension, create=create)
+    if store.created:
+        log.info("created a new, empty store at %s", store.url)
     try:
         return Services(store, Writer(store, embedder=embedder, llm=llm), Editor(store, llm=llm), cache)
     except Exception:

@@ -19,6 +19,10 @@ class StoreConfigError(DualmemError):
     """The store URL or its options are wrong (unknown scheme, bad path, mismatched settings)."""
 
 
+class StoreNotFound(StoreConfigError):
+    """A read named a store that does not exist (a mistyped URL must not make a new, empty one)."""
+
+
 class StoreUnavailable(DualmemError):
     """The store could not be reached or opened; nothing was written."""
 

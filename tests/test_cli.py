@@ -96,6 +96,23 @@ def test_as_of_recall_after_a_move_and_an_edit(capsys, store):
     assert current == {"user lives in Portland": True, "user lives in Seattle": False}
 
 
+def test_reads_of_a_missing_store_fail_and_only_writes_create(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    url = ["--store", "sqlite:///tmp/x.db"]  # meant /tmp/x.db: relative to the working directory
+    where = tmp_path / "tmp" / "x.db"
+    for argv in (["recall", "--user", "u1", "q"], ["history", "mem_x"], ["runs", "--user", "u1"],
+                 ["edit", "--user", "u1"], ["forget", "--user", "u1", "--source-id", "s1"]):
+        code, _, err = run(capsys, *argv, *url)
+        assert code == 1
+        assert f"no store at {where}" in one_line_error(err) and "dualmem remember" in err
+    assert not (tmp_path / "tmp").exists()
+    code, _, err = run(capsys, "remember", *url, "--user", "u1", "I live in Lisbon.")
+    assert code == 0 and err == f"dualmem: created a new store at {where}\n"
+    code, _, err = run(capsys, "remember", *url, "--user", "u1", "I work at Acme.")
+    assert code == 0 and err == ""  # said once, when it was created
+    assert json.loads(ok(capsys, "recall", *url, "--user", "u1", "--json", "Lisbon"))
+
+
 def test_history_as_table_and_json(capsys, store):
     remember_move(capsys, store)
     ok(capsys, "edit", *store, "--user", "u1")
@@ -163,7 +180,7 @@ def test_import_names_the_bad_line_and_stores_nothing(capsys, store, tmp_path):
                     '"content": "x"}\n')
     code, _, err = run(capsys, "import", *store, str(path))
     assert code == 1 and f"{path}:2: 'at'" in one_line_error(err)
-    assert json.loads(ok(capsys, "recall", *store, "--user", "a", "--json", "fine")) == []
+    assert "no store at" in run(capsys, "recall", *store, "--user", "a", "fine")[2]  # not even created
     code, _, err = run(capsys, "import", *store, str(tmp_path / "missing.jsonl"))
     assert code == 1 and "no such file" in one_line_error(err)
 
@@ -268,6 +285,7 @@ def test_user_errors_are_one_line_with_an_exit_code(capsys, store):
     assert code == 2 and "--user" in one_line_error(err)
     code, _, err = run(capsys, "recall", *store, "--user", "u1", "--bogus", "x")
     assert code == 2 and "unrecognized arguments: --bogus" in one_line_error(err)
+    ok(capsys, "remember", *store, "--user", "u1", "I live in Lisbon.")
     code, _, err = run(capsys, "history", *store, "mem_unknown")
     assert code == 1 and "mem_unknown" in one_line_error(err)
     code, _, err = run(capsys, "remember", *store, "--user", "u1", "  ")
@@ -282,6 +300,7 @@ def test_unexpected_errors_are_one_line_unless_debug(capsys, store, monkeypatch)
     def broken(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")
 
+    ok(capsys, "remember", *store, "--user", "u1", "I live in Lisbon.")
     monkeypatch.setattr(Writer, "recall", broken)
     code, _, err = run(capsys, "recall", *store, "--user", "u1", "x")
     assert code == 1 and "RuntimeError: boom second line (run with --debug" in one_line_error(err)

@@ -114,6 +114,12 @@ def test_resources_come_from_the_environment_at_run_time(sqlite_url, tmp_path, m
     for name in ("DUALMEM_STORE", "DUALMEM_LLM_MODEL", "DUALMEM_LLM_BASE_URL", "DUALMEM_LLM_API_KEY",
                  "DUALMEM_EMBEDDER"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the default store, not the user's
+    with pytest.raises(Exception) as info:  # a run does not create an empty store
+        with build_resources(resources()):
+            pass
+    assert "no store at" in str(info.value.__cause__)
+    open_store().close()  # as a first 'dualmem remember' would
     with build_resources(resources()) as built:
         assert built.llm.llm is None, "no model configured: the rules decide alone"
         assert built.embedder.embedder.dimension == DIM

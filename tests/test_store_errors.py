@@ -163,5 +163,25 @@ def test_relative_and_absolute_sqlite_urls(tmp_path, monkeypatch):
         assert s.path == tmp_path / "abs.db"
 
 
+def test_a_read_never_creates_a_store(tmp_path, monkeypatch):
+    from dualmem_core import StoreNotFound, Writer
+    from dualmem_pipeline.defs.store.resources import StoreResource
+
+    monkeypatch.chdir(tmp_path)
+    for url, where in (("sqlite:///tmp/x.db", tmp_path / "tmp" / "x.db"),
+                       (f"sqlite:///{tmp_path}/no/dir/m.db", tmp_path / "no" / "dir" / "m.db")):
+        with pytest.raises(StoreNotFound, match=f"no store at {where}.*dualmem remember"):
+            open_store(url, create=False)
+        with pytest.raises(StoreNotFound):
+            StoreResource(url=url, dimension=DIM).setup_for_execution(None)
+    assert list(tmp_path.iterdir()) == []  # neither the file nor its folders
+    # The library's default still creates, so open_store then remember just works, and says so.
+    with open_store("sqlite:///tmp/x.db", dimension=DIM) as s:
+        assert s.created
+        Writer(s).remember("I live in Lisbon.", user_id="u1")
+    with open_store("sqlite:///tmp/x.db", create=False) as s:
+        assert not s.created and s.counts("u1")["episodes"] == 1
+
+
 def test_empty_write_batch_needs_no_user(store):
     store.write(WriteBatch())

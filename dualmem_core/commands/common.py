@@ -68,13 +68,20 @@ def store_options() -> argparse.ArgumentParser:
 
 
 @contextmanager
-def open_memory(args: argparse.Namespace):
-    """The services (store, Writer, Editor) the command's options and settings name."""
+def open_memory(args: argparse.Namespace, *, create: bool = False):
+    """The services (store, Writer, Editor) the command's options and settings name.
+
+    Only the commands that store (remember, import) pass ``create``: elsewhere a mistyped
+    store URL is an error naming the path, not a new, empty store."""
     from ..app import open_services
     from ..settings import resolve_settings
 
     settings = resolve_settings(args.store, args.embedder, args.config)
-    with open_services(settings.store_url, settings.config) as services:
+    with open_services(settings.store_url, settings.config, create=create) as services:
+        if services.store.created:
+            where = getattr(services.store, "path", None)
+            where = Path(where).absolute() if where else services.store.url
+            print(f"dualmem: created a new store at {where}", file=sys.stderr)
         yield services
 
 

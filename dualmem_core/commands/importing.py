@@ -147,7 +147,7 @@ def run_import(args: argparse.Namespace) -> int:
     lines = read_lines(path)
     report = ImportReport(str(path))
     started = time.perf_counter()
-    with open_memory(args) as memory:
+    with open_memory(args, create=True) as memory:
         stored = _already_stored(memory.store, lines)
         todo = [ln for ln in lines if (ln.user_id, ln.message.get("source_id")) not in stored]
         report.skipped_existing = len(lines) - len(todo)

@@ -28,7 +28,7 @@ def remember(args: argparse.Namespace) -> int:
     if not text.strip():
         where = " (stdin)" if args.text == "-" else ""
         raise InvalidInput(f"nothing to remember: the text{where} is empty")
-    with open_memory(args) as memory:
+    with open_memory(args, create=True) as memory:
         result = memory.writer.remember(
             text.strip(), user_id=args.user, session_id=args.session, agent_id=args.agent, at=args.at,
             source_id=args.source_id, speaker=args.speaker, role=args.role,

@@ -42,7 +42,7 @@ def default_store_url() -> str:
     return f"sqlite:///{Path(user_data_dir('dualmem')) / 'memory.db'}"
 
 
-def _open_sqlite(url: str, dimension: int | None, **options: object) -> Store:
+def _open_sqlite(url: str, dimension: int | None, create: bool, **options: object) -> Store:
     from .sqlite.store import SQLiteStore
 
     if options:
@@ -59,10 +59,12 @@ def _open_sqlite(url: str, dimension: int | None, **options: object) -> Store:
         raise StoreConfigError(
             f"{url!r} names no file; use sqlite:///memory.db (relative) or sqlite:////abs/path.db"
         )
-    return SQLiteStore(path, dimension)
+    return SQLiteStore(path, dimension, create=create)
 
 
-def _open_neo4j(url: str, dimension: int | None, **options: object) -> Store:
+def _open_neo4j(url: str, dimension: int | None, create: bool, **options: object) -> Store:
+    # A Neo4j database exists on its server or the connection fails; there is no file to make by
+    # mistake, and setting up its indexes on an empty one is harmless, so create changes nothing.
     from .neo4j.store import Neo4jStore
 
     return Neo4jStore(url, dimension=dimension, **options)
@@ -72,13 +74,19 @@ _BACKENDS: dict[str, Callable[..., Store]] = {"sqlite": _open_sqlite}
 _BACKENDS.update({scheme: _open_neo4j for scheme in NEO4J_SCHEMES})
 
 
-def open_store(url: str | None = None, *, dimension: int | None = None, **options: object) -> Store:
+def open_store(url: str | None = None, *, dimension: int | None = None, create: bool = True,
+               **options: object) -> Store:
     """Open (and set up, idempotently) the store at ``url``.
 
     With no URL, ``DUALMEM_STORE`` decides, and failing that an embedded file under the user's
     data directory. ``dimension`` fixes the embedding size of a new store and is checked
     against an existing one. Neo4j accepts ``user``, ``password`` and ``database`` options
     (or ``NEO4J_USER``/``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``).
+
+    ``create`` is like SQLite's ``mode=rwc`` against ``mode=rw``: True (the default, so that
+    ``open_store`` then ``Writer.remember`` just works) makes a missing embedded store, and sets
+    ``store.created``; False raises ``StoreNotFound`` naming the absolute path instead, which is
+    what a read should do, so that a mistyped URL does not answer from a new, empty store.
     """
     url = url if url is not None else default_store_url()
     if not isinstance(url, str) or "://" not in url:
@@ -90,7 +98,7 @@ def open_store(url: str | None = None, *, dimension: int | None = None, **option
     if backend is None:
         known = ", ".join(f"{s}://" for s in _BACKENDS)
         raise StoreConfigError(f"unknown store URL scheme {scheme!r} in {url!r}; use one of {known}")
-    return backend(url, dimension, **options)
+    return backend(url, dimension, create, **options)
 
 
 __all__ = [

@@ -49,6 +49,7 @@ class Store(ABC):
 
     url: str
     dimension: int
+    created: bool = False  # this open made a new, empty store (see open_store's create)
 
     # -- writes ---------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import ConflictError, NotFound, StoreConfigError, StoreUnavailable
+from ...errors import ConflictError, NotFound, StoreConfigError, StoreNotFound, StoreUnavailable
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, observations, rank_neighbours
@@ -84,8 +84,16 @@ _HIT_SELECT = (f"SELECT v.rid, {R.prefixed(R.VERSION_COLUMNS, 'v').replace('v.em
 class SQLiteStore(Store):
     """One local file; safe to share between threads (each thread gets its own connection)."""
 
-    def __init__(self, path: str | Path, dimension: int | None = None, *, busy_timeout: float = 30.0):
+    def __init__(self, path: str | Path, dimension: int | None = None, *, create: bool = True,
+                 busy_timeout: float = 30.0):
         self.path = Path(path).expanduser()
+        self.created = not self.path.exists()
+        if self.created and not create:
+            raise StoreNotFound(
+                f"no store at {self.path.absolute()}: check the store URL (sqlite:///x.db is relative "
+                "to the working directory, sqlite:////x.db absolute), or create one by storing "
+                "something ('dualmem remember' or 'dualmem import'; in Python, open_store(url, create=True))"
+            )
         self.busy_timeout = busy_timeout  # seconds a write waits for another's write lock
         self.url = f"sqlite:///{self.path}"
         self._local = threading.local()

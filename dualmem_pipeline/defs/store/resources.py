@@ -32,7 +32,8 @@ class StoreResource(ConfigurableResource):
 
     def setup_for_execution(self, context: InitResourceContext) -> None:
         options = {k: v for k, v in (("user", self.user), ("password", self.password)) if v}
-        self._store = open_store(self.url or None, dimension=self.dimension, **options)
+        # The pipeline edits users already stored: a missing store is a wrong URL, not a new one.
+        self._store = open_store(self.url or None, dimension=self.dimension, create=False, **options)
 
     def teardown_after_execution(self, context: InitResourceContext) -> None:
         if self._store is not None:
