@@ -107,6 +107,8 @@ class RememberOut(BaseModel):
     episode_ids: list[str]
     memory_ids: list[str] = Field(description="New memories: the message itself and the facts in it.")
     skipped_duplicates: list[str] = Field(description="Existing memories the message repeated.")
+    already_stored: list[str] = Field(
+        default_factory=list, description="Source ids stored before with this text: nothing written.")
     facts: list[FactOut]
 
 
@@ -215,10 +217,12 @@ def build_server(writer: Writer) -> MCPServer:
                                      at=parse_time(at, "at"), source_id=source_id, role=role)
             out = RememberOut(
                 episode_ids=result.episode_ids, memory_ids=result.memory_ids,
-                skipped_duplicates=result.skipped_duplicates,
+                skipped_duplicates=result.skipped_duplicates, already_stored=result.already_stored,
                 facts=[FactOut(text=f.text, valid_from=_time(f.valid_from) if f.valid_from else None,
                                valid_to=_time(f.valid_to) if f.valid_to else None) for f in result.facts],
             )
+            if out.already_stored:
+                return _result(out, f"Already stored (source id {source_id}); nothing new was written.")
             facts = "; ".join(f.text for f in out.facts) or "no facts extracted"
             return _result(out, f"Remembered ({facts}).")
         return _guarded(call)

@@ -113,6 +113,23 @@ def test_reads_of_a_missing_store_fail_and_only_writes_create(capsys, tmp_path, 
     assert json.loads(ok(capsys, "recall", *url, "--user", "u1", "--json", "Lisbon"))
 
 
+def test_a_reused_source_id_is_a_no_op_or_an_error(capsys, store, tmp_path):
+    ok(capsys, "remember", *store, "--user", "u1", "--source-id", "s-1", "I live in Lisbon.")
+    out = ok(capsys, "remember", *store, "--user", "u1", "--source-id", "s-1", "I live in Lisbon.")
+    assert out == "already stored for u1: source id s-1 has this text; nothing new was written\n"
+    code, _, err = run(capsys, "remember", *store, "--user", "u1", "--source-id", "s-1", "I live in Rome.")
+    assert code == 1 and "source_id 's-1' already names a different message" in one_line_error(err)
+    [hit] = json.loads(ok(capsys, "recall", *store, "--user", "u1", "--json", "-k", "1", "Lisbon"))
+    assert hit["sources"] == ["s-1"]
+    path = tmp_path / "changed.jsonl"
+    path.write_text(json.dumps({"user_id": "u1", "source_id": "s-2", "content": "I work at Acme."}) + "\n"
+                    + json.dumps({"user_id": "u1", "source_id": "s-1", "content": "I live in Rome."}) + "\n")
+    code, _, err = run(capsys, "import", *store, str(path))
+    assert code == 1 and f"{path}:2: source_id 's-1' already names" in one_line_error(err)
+    hits = json.loads(ok(capsys, "recall", *store, "--user", "u1", "--json", "Acme"))
+    assert all(h["sources"] != ["s-2"] for h in hits)  # refused before anything was written
+
+
 def test_history_as_table_and_json(capsys, store):
     remember_move(capsys, store)
     ok(capsys, "edit", *store, "--user", "u1")

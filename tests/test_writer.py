@@ -81,6 +81,26 @@ def test_exact_duplicates_add_provenance_instead_of_copies(writer, user):
     assert hit.sources == ["a", "b"]
 
 
+def test_a_source_id_names_one_message(writer, user):
+    first = writer.remember(MOVE, user_id=user, at=T, source_id="s-1")
+    counts = writer.store.counts(user)
+    again = writer.remember(MOVE, user_id=user, at=T, source_id="s-1")  # a retry: a no-op, said so
+    assert again.already_stored == ["s-1"] and not again.episode_ids and not again.memory_ids
+    assert writer.store.counts(user) == counts
+    assert all(h.sources == ["s-1"] for h in writer.recall("Portland", user_id=user))
+    with pytest.raises(InvalidInput, match="source_id 's-1' already names a different message"):
+        writer.remember(JOB, user_id=user, source_id="s-1")
+    with pytest.raises(InvalidInput, match="'s-2' already names"):  # within one list, nothing written
+        writer.remember([{"content": JOB, "source_id": "s-2"}, {"content": MOVE, "source_id": "s-2"}],
+                        user_id=user)
+    assert writer.store.counts(user) == counts
+    mixed = writer.remember([{"content": MOVE, "source_id": "s-1"}, {"content": JOB, "source_id": "s-3"}],
+                            user_id=user)
+    assert mixed.already_stored == ["s-1"] and len(mixed.episode_ids) == 1
+    assert writer.remember(MOVE, user_id=user + "-other", source_id="s-1").episode_ids  # per user
+    assert first.episode_ids
+
+
 def test_point_in_time_recall(writer, user):
     writer.remember(MOVE, user_id=user, at=T, source_id="m")
     [fact] = [h for h in writer.recall("Portland", user_id=user) if h.kind == "fact"]

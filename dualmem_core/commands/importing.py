@@ -64,7 +64,7 @@ class ImportReport:
     memories: int = 0
     facts: int = 0
     already_known: int = 0  # exact duplicates that re-sourced a memory
-    skipped_existing: int = 0  # lines whose source id was already stored
+    skipped_existing: int = 0  # lines whose source id was already stored with the same text
     seconds: float = 0.0
 
 
@@ -127,19 +127,33 @@ def batches(lines: list[Line], size: int) -> Iterator[list[Line]]:
         yield batch
 
 
-def _already_stored(store, lines: list[Line]) -> set[tuple[str, str]]:
-    """(user, source id) pairs of the file that the store holds already."""
+def _new_lines(store, lines: list[Line], path: Path) -> list[Line]:
+    """The lines to store, by the Writer's rule on source ids, checked before anything is written:
+    an id stored (or earlier in the file) with the same text is skipped, with another text refused."""
     wanted: dict[str, set[str]] = {}
     for line in lines:
         if "source_id" in line.message:
             wanted.setdefault(line.user_id, set()).add(line.message["source_id"])
-    stored = set()
+    texts: dict[tuple[str, str], str] = {}
     for user_id, source_ids in wanted.items():
         ids = sorted(source_ids)
         for start in range(0, len(ids), 500):
             for episode in store.episodes_by_source(user_id, ids[start : start + 500]):
-                stored.add((user_id, episode.source_id))
-    return stored
+                texts[(user_id, episode.source_id)] = episode.text
+    todo = []
+    for line in lines:
+        key = (line.user_id, line.message.get("source_id"))
+        if key[1] is None or key not in texts:
+            if key[1] is not None:
+                texts[key] = line.message["content"]
+            todo.append(line)
+        elif texts[key] != line.message["content"]:
+            raise InvalidInput(
+                f"{path}:{line.number}: source_id {key[1]!r} already names a different message of user "
+                f"{key[0]!r} (stored, or earlier in the file); give it its own id, or forget the old "
+                "one first. Nothing was imported."
+            )
+    return todo
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -148,8 +162,7 @@ def run_import(args: argparse.Namespace) -> int:
     report = ImportReport(str(path))
     started = time.perf_counter()
     with open_memory(args, create=True) as memory:
-        stored = _already_stored(memory.store, lines)
-        todo = [ln for ln in lines if (ln.user_id, ln.message.get("source_id")) not in stored]
+        todo = _new_lines(memory.store, lines, path)
         report.skipped_existing = len(lines) - len(todo)
         report.users = len({ln.user_id for ln in todo})
         report.sessions = len({ln.key for ln in todo if ln.session_id})
@@ -179,7 +192,7 @@ def run_import(args: argparse.Namespace) -> int:
           f"({report.sessions} sessions) in {report.batches} batches, {report.seconds:.1f} s: "
           f"{report.memories} new memories ({report.facts} facts), {report.already_known} already known")
     if report.skipped_existing:
-        print(f"skipped {report.skipped_existing} messages whose source id was already stored")
+        print(f"skipped {report.skipped_existing} messages already stored (same source id and text)")
     return 0
 
 

@@ -36,6 +36,10 @@ def remember(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
+    if result.already_stored:
+        print(f"already stored for {args.user}: source id {result.already_stored[0]} "
+              "has this text; nothing new was written")
+        return 0
     print(f"remembered for {args.user}: episode {result.episode_ids[0]}, "
           f"{plural(len(result.memory_ids), 'new memory', 'new memories')} "
           f"({plural(len(result.fact_ids), 'fact')}), {len(result.skipped_duplicates)} already known")

@@ -122,6 +122,10 @@ class RememberOut(BaseModel):
     skipped_duplicates: list[str] = Field(
         description="Existing memories that were said again: they gained a source, not a copy."
     )
+    already_stored: list[str] = Field(
+        default_factory=list,
+        description="Source ids stored before with the same text: nothing was written for them.",
+    )
     facts: list[FactOut] = Field(description="The facts the extractor found.")
     extractor: str = Field(
         description="`llm`, `rules`, or `rules (LLM timeout|error|bad_reply)` when the model failed and "
@@ -132,7 +136,7 @@ class RememberOut(BaseModel):
     @classmethod
     def of(cls, result: RememberResult) -> RememberOut:
         return cls(episode_ids=result.episode_ids, memory_ids=result.memory_ids, fact_ids=result.fact_ids,
-                   skipped_duplicates=result.skipped_duplicates,
+                   skipped_duplicates=result.skipped_duplicates, already_stored=result.already_stored,
                    facts=[FactOut.of(f) for f in result.facts], extractor=result.extractor)
 
 

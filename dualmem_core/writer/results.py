@@ -16,6 +16,7 @@ class RememberResult:
     memory_ids: list[str] = field(default_factory=list)  # new memories: observations and facts
     fact_ids: list[str] = field(default_factory=list)  # the facts among them
     skipped_duplicates: list[str] = field(default_factory=list)  # existing memories re-sourced
+    already_stored: list[str] = field(default_factory=list)  # source ids stored before: not written again
     facts: list[Fact] = field(default_factory=list)
     extractor: str = "rules"
 

@@ -148,6 +148,9 @@ class Writer:
         check_user_id(user_id)
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
         result, batch = RememberResult(), WriteBatch()
+        messages = self._drop_stored(user_id, messages, result)
+        if not messages:
+            return result
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
         context = self.contexts.get(user_id, session_id)
         for message, facts in zip(messages, self._extract(messages, result, context), strict=True):
@@ -183,6 +186,32 @@ class Writer:
             self._link_entities(user_id, pending, batch)
         self.store.write(batch)
         return result
+
+    def _drop_stored(self, user_id: str, messages: list[InputMessage],
+                     result: RememberResult) -> list[InputMessage]:
+        """A source id names one message of a user: saying it again with the same text stores
+        nothing (``result.already_stored`` lists it), so retries and re-imports are safe; a
+        different text under it is refused, since recall and forget would mix two messages."""
+        ids = [m.source_id for m in messages if m.source_id is not None]
+        if not ids:
+            return messages
+        known = {ep.source_id: ep.text for ep in self.store.episodes_by_source(user_id, ids)}
+        fresh = []
+        for message in messages:
+            stored = known.get(message.source_id) if message.source_id is not None else None
+            if stored is None:
+                if message.source_id is not None:
+                    known[message.source_id] = message.text  # also a repeat within this call
+                fresh.append(message)
+            elif stored == message.text:
+                result.already_stored.append(message.source_id)
+            else:
+                raise InvalidInput(
+                    f"source_id {message.source_id!r} already names a different message of user "
+                    f"{user_id!r}; give the new message its own source_id, or forget the old one "
+                    "first (forget(source_ids=[...])) to store this text in its place"
+                )
+        return fresh
 
     def _extract(self, messages: list[InputMessage], result: RememberResult,
                  context: Discourse | None = None) -> list[list[Fact]]:
