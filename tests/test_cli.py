@@ -130,6 +130,13 @@ def test_a_reused_source_id_is_a_no_op_or_an_error(capsys, store, tmp_path):
     assert all(h["sources"] != ["s-2"] for h in hits)  # refused before anything was written
 
 
+def test_user_ids_are_refused_not_stripped(capsys, store):
+    for bad in (" u1", "u1 ", "u\n1", "a/b"):
+        code, _, err = run(capsys, "remember", *store, "--user", bad, "I live in Lisbon.")
+        assert code == 1 and "is not allowed: a user id is 1-512 printable" in one_line_error(err)
+    assert not Path(store[1].removeprefix("sqlite:///")).exists()  # refused before a store was made
+
+
 def test_history_as_table_and_json(capsys, store):
     remember_move(capsys, store)
     ok(capsys, "edit", *store, "--user", "u1")

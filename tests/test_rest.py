@@ -262,6 +262,12 @@ def test_unknown_memory_and_run_are_404(client: httpx.Client) -> None:
     assert r.status_code == 404 and r.json()["error"] == "NotFound"
 
 
+def test_user_ids_outside_the_one_rule_are_422(client: httpx.Client) -> None:
+    for bad in ("%20u1", "u1%20", "u%0A1", "a...b"):
+        r = client.post(f"/v1/users/{bad}/memories", json={"content": "I live in Lisbon."})
+        assert r.status_code == 422 and "is not allowed: a user id is" in r.json()["detail"], bad
+
+
 def test_bad_times_are_422(client: httpx.Client) -> None:
     user = _user()
     r = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, "as_of": "last tuesday"})

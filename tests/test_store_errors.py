@@ -113,6 +113,23 @@ def test_bad_user_ids_are_refused(store, bad):
         store.counts(bad)
 
 
+@pytest.mark.parametrize("bad", [" u1", "u1 ", "u1\n", "u\n1", "u\t1", "u\x001", "a/b", "a...b", "..",
+                                 "u\u200b1"])
+def test_user_ids_a_frontend_cannot_carry_are_refused_not_stripped(store, bad):
+    from dualmem_core import Writer
+    from dualmem_pipeline.defs.users import usable_partition_key
+
+    for call in (lambda: Writer(store).remember("I live in Lisbon.", user_id=bad),
+                 lambda: store.vector_search(vec(1), SearchFilter(bad), 5)):
+        with pytest.raises(InvalidInput, match="is not allowed: a user id is 1-512 printable"):
+            call()
+    assert not usable_partition_key(bad)
+    assert bad not in store.list_users()
+    ok = "Ann Lee <ann@x.org> #1 ümlaut 名前"
+    Writer(store).remember("I live in Lisbon.", user_id=ok)
+    assert ok in store.list_users() and usable_partition_key(ok)
+
+
 @pytest.mark.parametrize("k", [0, -1, 10_001, 2.5, True])
 def test_bad_k_is_refused(store, user, k):
     with pytest.raises(InvalidInput, match="k must be"):

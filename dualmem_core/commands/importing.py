@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DualmemError, InvalidInput
+from ..store.validate import check_user_id
 from ..writer.inputs import ROLES
 from .common import TIME_HELP, HelpFormatter, iso_time, open_memory, positive_int, print_json, progress
 
@@ -96,6 +97,10 @@ def _parse(raw: str, where: str, number: int) -> Line:
     for name in _OPTIONAL:
         if item.get(name) is not None and (not isinstance(item[name], str) or not item[name].strip()):
             raise InvalidInput(f"{where}: '{name}' must be a non-empty string, got {item[name]!r}")
+    try:
+        check_user_id(user_id)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc}") from None
     role = item.get("role") or "user"
     if role not in ROLES:
         raise InvalidInput(f"{where}: 'role' must be one of {', '.join(ROLES)}, got {role!r}")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import InvalidInput
+from ..store.validate import check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE
 from ..writer.inputs import ROLES
 from .common import (
@@ -28,6 +29,7 @@ def remember(args: argparse.Namespace) -> int:
     if not text.strip():
         where = " (stdin)" if args.text == "-" else ""
         raise InvalidInput(f"nothing to remember: the text{where} is empty")
+    check_user_id(args.user)  # before the store is opened: a refused call creates nothing
     with open_memory(args, create=True) as memory:
         result = memory.writer.remember(
             text.strip(), user_id=args.user, session_id=args.session, agent_id=args.agent, at=args.at,

@@ -38,7 +38,15 @@ from .models import (
     normalize_text,
 )
 from .planning import validate_changes
-from .validate import check_batch, check_filter, check_k, check_text, check_user_id, check_vector
+from .validate import (
+    check_batch,
+    check_filter,
+    check_k,
+    check_stored_user_id,
+    check_text,
+    check_user_id,
+    check_vector,
+)
 
 DEFAULT_DIMENSION = 384  # all-MiniLM-L6-v2, the offline sentence embedder
 MAX_QUERY_TERMS = 64  # a pasted document as a query should not become a 10,000-term OR
@@ -91,7 +99,7 @@ class Store(ABC):
         Memories that also came from other episodes lose only that provenance. Entities that
         only deleted memories mentioned go too, and run journals forget the deleted ids.
         """
-        check_user_id(user_id)
+        check_stored_user_id(user_id)
         for name, ids in (("source_ids", source_ids), ("episode_ids", episode_ids),
                           ("memory_ids", memory_ids)):
             if isinstance(ids, str) or not all(isinstance(i, str) and i for i in ids):
@@ -102,7 +110,7 @@ class Store(ABC):
 
     def delete_user(self, user_id: str) -> dict[str, int]:
         """Delete everything stored for one user; returns how many records of each kind went."""
-        return self._delete_user(check_user_id(user_id))
+        return self._delete_user(check_stored_user_id(user_id))
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -273,7 +281,7 @@ class Store(ABC):
         reads at read-committed), so a version or edge whose ends were committed after their
         kind was read is left out; it belongs to the next snapshot.
         """
-        return whole(self._export_graph(check_user_id(user_id)))
+        return whole(self._export_graph(check_stored_user_id(user_id)))
 
     def get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
         return self._get_run(check_user_id(user_id), run_id)
@@ -283,7 +291,7 @@ class Store(ABC):
 
     def counts(self, user_id: str) -> dict[str, int]:
         """How many records of each kind one user has (all versions and edges included)."""
-        return self._counts(check_user_id(user_id))
+        return self._counts(check_stored_user_id(user_id))
 
     # -- Editor leases (lease.py: one Editor run per user, across processes) ---------------
 

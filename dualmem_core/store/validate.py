@@ -14,9 +14,28 @@ MAX_TEXT_CHARS = 2_000_000  # a few MB of UTF-8: far beyond any chat message, we
 MAX_ID_CHARS = 512
 
 
+USER_ID_RULE = (
+    "a user id is 1-512 printable characters (letters, digits, punctuation, inner spaces), "
+    "with no leading or trailing whitespace, no '/' and no '...', e.g. 'alice' or 'u-42@acme.com'"
+)
+
+
 def check_user_id(user_id: object) -> str:
+    """One rule for every frontend: the id must travel unchanged as a REST path segment and a
+    Dagster partition key (which refuses '...' and control characters), and " u1", "u1 " and
+    "u1" must not silently be three users, so such ids are refused, never stripped."""
+    user_id = check_stored_user_id(user_id)
+    if (user_id != user_id.strip() or "/" in user_id or "..." in user_id or user_id in (".", "..")
+            or not user_id.isprintable()):
+        raise InvalidInput(f"user_id {user_id!r} is not allowed: {USER_ID_RULE}")
+    return user_id
+
+
+def check_stored_user_id(user_id: object) -> str:
+    """The older, looser check, for reaching a user stored before ``check_user_id`` was strict
+    (forget, delete, export, counts): such data must stay deletable."""
     if not isinstance(user_id, str) or not user_id.strip():
-        raise InvalidInput(f"user_id must be a non-empty string, got {user_id!r}")
+        raise InvalidInput(f"user_id must be a non-empty string, got {user_id!r}; {USER_ID_RULE}")
     if len(user_id) > MAX_ID_CHARS:
         raise InvalidInput(f"user_id is {len(user_id)} characters long; the limit is {MAX_ID_CHARS}")
     _check_encodable(user_id, "user_id")

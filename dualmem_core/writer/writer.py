@@ -35,7 +35,7 @@ from ..store import models as _models
 from ..store.base import query_terms
 from ..store.forgetting import ForgetReceipt
 from ..store.snapshot import scrub_snapshots, snapshot_dirs
-from ..store.validate import check_k, check_text, check_user_id
+from ..store.validate import check_k, check_stored_user_id, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from . import predicates
 from .discourse import Discourse, SessionContexts
@@ -464,7 +464,7 @@ class Writer:
         embedder and the LLM drop every entry derived from the forgotten texts; the user's graph
         snapshots under ``DUALMEM_SNAPSHOT_DIR`` lose the forgotten records (store/snapshot.py).
         """
-        check_user_id(user_id)
+        check_stored_user_id(user_id)  # data stored under an id the rule now refuses stays deletable
         if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
         self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
