@@ -375,12 +375,82 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
         log.info("dualmem MCP server on a %s over %s", type(services.store).__name__,
                  "streamable HTTP" if http else "stdio")
         if not http:
-            server.run("stdio")
+            import anyio
+
+            anyio.run(_run_stdio, server)
             return
         if not is_loopback(host):
             log.warning("SERVING MCP ON %s:%d WITHOUT AUTHENTICATION: anyone who can reach this port can "
                         "read and delete every user's memories", host, port)
         _serve_http(server, host, port)
+
+
+async def _run_stdio(server: MCPServer) -> None:
+    """``MCPServer.run("stdio")``, with a read stream that answers what it cannot read."""
+    from mcp.server.stdio import stdio_server
+
+    low = server._lowlevel_server  # the SDK's own stdio loop, which we must wrap, uses it too
+    async with stdio_server() as (read_stream, write_stream):
+        await low.run(_Answering(read_stream, write_stream), write_stream,
+                      low.create_initialization_options())
+
+
+class _Answering:
+    """The stdio read stream, but a line that is not a JSON-RPC message (not JSON, a lone
+    surrogate, the wrong shape) gets a JSON-RPC error reply: the SDK only logs it and drops it,
+    so the client waited for an answer forever."""
+
+    def __init__(self, inner, write) -> None:
+        self._inner, self._write = inner, write
+
+    @property
+    def last_context(self):
+        return getattr(self._inner, "last_context", None)
+
+    async def __aenter__(self) -> _Answering:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._inner.__aexit__(*exc)
+
+    def __aiter__(self) -> _Answering:
+        return self
+
+    async def __anext__(self):
+        while True:
+            item = await self._inner.__anext__()
+            if not isinstance(item, Exception):
+                return item
+            from mcp.shared.message import SessionMessage
+
+            await self._write.send(SessionMessage(_error_reply(item)))
+
+
+def _error_reply(exc: Exception):
+    """-32700 for a line that is not JSON; -32600, with the request's id when it has one, for
+    JSON that is not a valid JSON-RPC message (e.g. a string holding a lone surrogate)."""
+    import json
+
+    from mcp.types import ErrorData, JSONRPCError
+    from pydantic import ValidationError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    raw, code = errors[0].get("input") if errors else None, -32600
+    message = "Invalid request: not a JSON-RPC 2.0 message (jsonrpc, id, method, params)"
+    if errors and errors[0]["type"] == "json_invalid":
+        try:
+            raw = json.loads(raw)  # Python reads a lone surrogate escape; the SDK refuses it
+            message = ("Invalid request: the JSON is not valid Unicode (a lone surrogate such as "
+                       "\\ud800 without its pair?); send valid UTF-8")
+        except (TypeError, ValueError):
+            raw, code = None, -32700
+            message = "Parse error: the line is not JSON; send one JSON-RPC message per line"
+    request_id = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        request_id = None
+    log.warning("answered an unreadable message with %d: %s", code, message)
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
 
 
 def _serve_http(server: MCPServer, host: str, port: int) -> None:

@@ -139,6 +139,41 @@ def test_bad_input_is_a_tool_error_and_the_server_stays_up(tmp_path: Path) -> No
     over_stdio(tmp_path, body)
 
 
+def test_an_unreadable_line_gets_a_json_rpc_error_not_silence(tmp_path: Path) -> None:
+    import json
+    import queue
+    import threading
+
+    server = subprocess.Popen([sys.executable, "-m", "dualmem_core.mcp_server"], cwd=ROOT,
+                              env={**os.environ, **server_env(tmp_path)}, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    replies: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [replies.put(json.loads(line)) for line in server.stdout],
+                     daemon=True).start()
+
+    def ask(line: str) -> dict:
+        server.stdin.write(line.encode() + b"\n")
+        server.stdin.flush()
+        return replies.get(timeout=60)  # before the fix: no answer ever came
+
+    try:
+        assert ask("this is not JSON")["error"]["code"] == -32700
+        call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": "recall", "arguments": {"user_id": "u1", "query": "a \ud800 b"}}}
+        reply = ask(json.dumps(call))  # json.dumps writes the lone surrogate as the escape \\ud800
+        assert reply["id"] == 5 and reply["error"]["code"] == -32600
+        assert "surrogate" in reply["error"]["message"]
+        assert ask('{"id": 7, "nothing": "else"}') == {
+            "jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": (
+                "Invalid request: not a JSON-RPC 2.0 message (jsonrpc, id, method, params)")}}
+        hello = {"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        assert ask(json.dumps(hello))["result"]["serverInfo"]["name"] == "dualmem"  # still serving
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+
+
 def test_forget_everything_in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DUALMEM_EMBEDDER", "hashing")
     monkeypatch.delenv("DUALMEM_LLM_MODEL", raising=False)
