@@ -318,6 +318,22 @@ def test_user_errors_are_one_line_with_an_exit_code(capsys, store):
     assert code == 1 and "unknown store URL scheme" in one_line_error(err)
 
 
+def test_also_list_messages_and_exit_codes(capsys, store, tmp_path):
+    ok(capsys, "remember", *store, "--user", "u1", "I live in Lisbon.")
+    code, _, err = run(capsys, "forget", *store, "--user", "u1", "--memory-id", "mem_nope")
+    assert code == 1 and "user 'u1' has no memory 'mem_nope'; nothing was deleted" in one_line_error(err)
+    code, _, err = run(capsys, "recall", *store, "--user", "u1", " ")
+    assert code == 1 and "the query is empty" in one_line_error(err) and "store" not in err
+    for k in ("0", "100000", "-1", "ten"):
+        code, _, err = run(capsys, "recall", *store, "--user", "u1", "-k", k, "Lisbon")
+        assert code == 2 and f"argument -k: '{k}' is not a whole number between 1 and 10000" in err
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"user_id": "u1", "content": "fine"}\n{"user_id": "u1", "content": "caf\xe9"}\n')
+    code, _, err = run(capsys, "import", *store, str(path))
+    assert code == 1 and f"{path}:2: byte 0xe9 at column 34 is not UTF-8" in one_line_error(err)
+    assert "the file must be UTF-8" in err
+
+
 def test_unexpected_errors_are_one_line_unless_debug(capsys, store, monkeypatch):
     from dualmem_core.writer.writer import Writer
 

@@ -104,6 +104,20 @@ def positive_int(text: str) -> int:
     return value
 
 
+def hit_count(text: str) -> int:
+    """An argparse type for -k: the range recall accepts, checked where the other usage errors
+    are, so that every bad -k exits 2 with the same message."""
+    from ..store.validate import MAX_K
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= MAX_K:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number between 1 and {MAX_K}")
+    return value
+
+
 # -- output -----------------------------------------------------------------------------------
 
 

@@ -74,8 +74,15 @@ def read_lines(path: Path) -> list[Line]:
     if not path.is_file():
         raise InvalidInput(f"{path}: no such file")
     lines = []
-    with path.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
+    with path.open("rb") as handle:  # bytes, so that a line that is not UTF-8 can be named
+        for number, data in enumerate(handle, start=1):
+            try:
+                raw = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidInput(
+                    f"{path}:{number}: byte 0x{data[exc.start]:02x} at column {exc.start + 1} is not "
+                    "UTF-8; the file must be UTF-8 (convert it, e.g. iconv -f latin1 -t utf-8)"
+                ) from None
             if raw.strip():
                 lines.append(_parse(raw, f"{path}:{number}", number))
     if not lines:

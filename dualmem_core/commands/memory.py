@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, NotFound
 from ..store.validate import check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE
 from ..writer.inputs import ROLES
@@ -13,10 +13,10 @@ from .common import (
     TIME_HELP,
     HelpFormatter,
     UsageError,
+    hit_count,
     iso_time,
     open_memory,
     plural,
-    positive_int,
     print_json,
     short_list,
     span,
@@ -98,6 +98,9 @@ def forget(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         receipt = memory.writer.forget(user_id=args.user, source_ids=args.source_id,
                                        memory_id=args.memory_id, everything=args.everything)
+    if args.memory_id and not receipt.deleted_ids:  # as REST's 404: an id that names nothing is an error
+        raise NotFound(f"user {args.user!r} has no memory {args.memory_id!r}; nothing was deleted "
+                       "(take ids from recall or remember)")
     if args.json:
         print_json(receipt)
         return 0
@@ -162,7 +165,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     )
     p.add_argument("query", help="what to look for, in words")
     p.add_argument("--user", required=True, metavar="ID", help="whose memory (required)")
-    p.add_argument("-k", type=positive_int, default=5, help="how many hits (default: 5)")
+    p.add_argument("-k", type=hit_count, default=5, help="how many hits, 1 to 10000 (default: 5)")
     p.add_argument("--as-of", type=iso_time, metavar="TIME",
                    help=f"what held in the world at TIME (valid time). {TIME_HELP}")
     p.add_argument("--known-at", type=iso_time, metavar="TIME",

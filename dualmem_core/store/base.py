@@ -133,7 +133,7 @@ class Store(ABC):
         what recall asks for, in one round trip where the backend can. ``cues``: words for a
         third list, the text search of them over observations only (recall's cue list, for
         the words a question's facts are stated in); empty without them."""
-        check_text(query, "query")
+        check_text(query, "query", empty="there is nothing to search for")
         vector = check_vector(vector, self.dimension, "query vector")
         return self._hybrid_search(vector / np.linalg.norm(vector), query_terms(query),
                                    check_filter(flt), check_k(k), query_terms(cues) if cues else [])
@@ -161,7 +161,7 @@ class Store(ABC):
 
     def text_search(self, query: str, flt: SearchFilter, k: int = 10) -> list[SearchHit]:
         """Top-k versions by BM25 over their text among those the filter admits."""
-        check_text(query, "query")
+        check_text(query, "query", empty="there is nothing to search for")
         terms = query_terms(query)
         if not terms:
             return []

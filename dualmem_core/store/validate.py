@@ -12,6 +12,7 @@ from .models import EdgeType, SearchFilter, WriteBatch
 
 MAX_TEXT_CHARS = 2_000_000  # a few MB of UTF-8: far beyond any chat message, well within a row
 MAX_ID_CHARS = 512
+MAX_K = 10_000  # hits one search may return
 
 
 USER_ID_RULE = (
@@ -51,11 +52,12 @@ def check_id(value: object, name: str) -> str:
     return value
 
 
-def check_text(text: object, name: str = "text") -> str:
+def check_text(text: object, name: str = "text", *, empty: str = "there is nothing to store") -> str:
+    """``empty`` ends the message for a blank text: a query has nothing to search for, not store."""
     if not isinstance(text, str):
         raise InvalidInput(f"{name} must be a string, got {type(text).__name__}")
     if not text.strip():
-        raise InvalidInput(f"{name} is empty or only whitespace; there is nothing to store")
+        raise InvalidInput(f"{name} is empty or only whitespace; {empty}")
     if len(text) > MAX_TEXT_CHARS:
         raise InvalidInput(
             f"{name} has {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}. "
@@ -172,6 +174,6 @@ def check_filter(flt: SearchFilter) -> SearchFilter:
 
 
 def check_k(k: object) -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 10_000:
-        raise InvalidInput(f"k must be an integer between 1 and 10000, got {k!r}")
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        raise InvalidInput(f"k must be an integer between 1 and {MAX_K}, got {k!r}")
     return k

@@ -379,7 +379,7 @@ class Writer:
         counts alone (a measurement, not a use).
         """
         check_user_id(user_id)
-        check_text(query, "query")
+        check_text(query, "the query", empty="ask for something in words, e.g. 'where does the user live?'")
         check_k(k)
         flt = SearchFilter(
             user_id,
