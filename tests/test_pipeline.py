@@ -68,7 +68,9 @@ def say(url: str, user_id: str, messages: list[tuple[str, datetime]]) -> None:
     with open_store(url, dimension=DIM) as store:
         writer = Writer(store)
         for i, (text, when) in enumerate(messages):
-            writer.remember(text, user_id=user_id, session_id=f"s{i}", at=when, source_id=f"m{i}")
+            # A source id names one message: a later say() must not reuse m0 for another text.
+            writer.remember(text, user_id=user_id, session_id=f"s{i}", at=when,
+                            source_id=f"m{i}@{when.isoformat()}")
 
 
 def run_editor(instance, url: str, user_id: str, assets=EDITOR, **kw):

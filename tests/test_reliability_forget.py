@@ -135,13 +135,14 @@ def test_a_forget_while_an_editor_run_is_deciding_is_not_undone_by_its_publish_o
     snapshots.mkdir()
     writer = Writer(store)
     messages = [FORGOTTEN, f"{SECRET} is also my wifi password.", *KEPT, "I moved to Lisbon last week."]
-    writer.remember([{"role": "user", "content": t, "source_id": "secret" if SECRET in t else f"k{i}",
+    # One source id per message: two texts under one id are refused (they were allowed once).
+    writer.remember([{"role": "user", "content": t, "source_id": f"secret{i}" if SECRET in t else f"k{i}",
                       "at": T0 + timedelta(days=i)} for i, t in enumerate(messages)], user_id=user)
     receipts = []
 
     def forget_meanwhile(stage: str) -> None:
         if stage == "supersede":  # the snapshot is taken and saved; dedupe has decided
-            receipts.append(writer.forget(user_id=user, source_ids=["secret"]))
+            receipts.append(writer.forget(user_id=user, source_ids=["secret0", "secret1"]))
 
     editor = Editor(store)
     run = editor.run(user, on_stage=forget_meanwhile)
