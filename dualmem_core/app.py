@@ -7,7 +7,6 @@ Every frontend (the CLI, the MCP server, the REST API) opens its memory through
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from .editor import Editor
@@ -16,8 +15,6 @@ from .providers.config import ProviderConfig, embedder_kind, make_embedder, make
 from .store import Store, open_store
 from .writer.writer import Writer
 
-log = logging.getLogger(__name__)
-
 
 @dataclass
 class Services:
@@ -25,6 +22,13 @@ class Services:
     writer: Writer
     editor: Editor
     cache: ProviderCache | None = None
+
+    def created_note(self) -> str | None:
+        """'created a new store at <absolute path>' if opening made it, for a frontend to show once."""
+        if not self.store.created:
+            return None
+        where = getattr(self.store, "path", None)
+        return f"created a new store at {where.absolute() if where else self.store.url}"
 
     def close(self) -> None:
         if self.cache is not None:
@@ -43,15 +47,14 @@ def open_services(store_url: str | None = None, config: ProviderConfig | None = 
     """The store at ``store_url`` (or the default), with a Writer and an Editor on it.
 
     ``create=False`` for a frontend that only reads: a missing store is then an error
-    (``StoreNotFound``), not a new empty one. The servers take writes, so they create, and log it."""
+    (``StoreNotFound``), not a new empty one. The servers take writes, so they create, and say so
+    (``Services.created_note``)."""
     config = config or ProviderConfig.from_env()
     needs_cache = config.llm_model or embedder_kind(config.embedder)[0] != "hashing"
     cache = open_cache(config) if needs_cache else None
     embedder = make_embedder(config, cache)
     llm = make_llm(config, cache)
     store = open_store(store_url, dimension=embedder.dimension, create=create)
-    if store.created:
-        log.info("created a new, empty store at %s", store.url)
     try:
         return Services(store, Writer(store, embedder=embedder, llm=llm), Editor(store, llm=llm), cache)
     except Exception:

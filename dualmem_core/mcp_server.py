@@ -371,6 +371,8 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     with open_services(store_url) as services:
+        if services.created_note():  # shown: a mistyped URL would otherwise answer from an empty store
+            log.warning("%s", services.created_note())
         server = build_server(services.writer)
         log.info("dualmem MCP server on a %s over %s", type(services.store).__name__,
                  "streamable HTTP" if http else "stdio")

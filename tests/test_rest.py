@@ -262,6 +262,17 @@ def test_unknown_memory_and_run_are_404(client: httpx.Client) -> None:
     assert r.status_code == 404 and r.json()["error"] == "NotFound"
 
 
+def test_a_server_says_when_it_created_its_store(env: None, tmp_path: Path, caplog) -> None:
+    from fastapi.testclient import TestClient
+
+    where = tmp_path / "new.db"
+    for expected in ([f"created a new store at {where}"], []):  # the second start finds it
+        caplog.clear()
+        with caplog.at_level("WARNING"), TestClient(create_app(f"sqlite:///{where}")) as http:
+            assert http.get("/healthz").status_code == 200
+        assert [r.getMessage() for r in caplog.records if "created" in r.getMessage()] == expected
+
+
 def test_user_ids_outside_the_one_rule_are_422(client: httpx.Client) -> None:
     for bad in ("%20u1", "u1%20", "u%0A1", "a...b"):
         r = client.post(f"/v1/users/{bad}/memories", json={"content": "I live in Lisbon."})

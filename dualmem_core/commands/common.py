@@ -78,10 +78,8 @@ def open_memory(args: argparse.Namespace, *, create: bool = False):
 
     settings = resolve_settings(args.store, args.embedder, args.config)
     with open_services(settings.store_url, settings.config, create=create) as services:
-        if services.store.created:
-            where = getattr(services.store, "path", None)
-            where = Path(where).absolute() if where else services.store.url
-            print(f"dualmem: created a new store at {where}", file=sys.stderr)
+        if services.created_note():
+            print(f"dualmem: {services.created_note()}", file=sys.stderr)
         yield services
 
 

@@ -67,6 +67,8 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = open_services(store_url)
+        if services.created_note():  # shown: a mistyped URL would otherwise answer from an empty store
+            log.warning("%s", services.created_note())
         app.state.services = services
         try:
             yield
