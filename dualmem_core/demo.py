@@ -61,8 +61,8 @@ def run_demo(url: str | None = None, out: Path | None = None) -> DemoResult:
     for name in SUMMARY:
         cells = ""
         for p in result.parts.values():
-            before = p.before.get(name)
-            cells += f"{'' if before is None else _fmt(before):>16}{_fmt(p.after[name]):>16}"
+            before = _fmt(p.before[name]) if name in p.before else ""  # graph metrics: after only
+            cells += f"{before:>16}{_fmt(p.after[name]):>16}"
         lines.append(f"{name:<28}{cells}")
     store_url = url or f"sqlite:///{out / f'eval-{embedder}.db'}"
     with open_store(store_url) as store:
@@ -94,5 +94,7 @@ def _examples() -> list[tuple[str, datetime | None]]:
     return [(present.question, None), (as_of.question, datetime.combine(as_of.as_of, time(12), tzinfo=UTC))]
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "–"  # nothing to count
     return str(x) if isinstance(x, int) else f"{100 * x:.1f}%"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from conftest import unavailable
 from threadpoolctl import ThreadpoolController
 
 from dualmem_core.store import blas
@@ -20,7 +21,7 @@ def two_threads():
     """BLAS at 2 threads for the test (the CI machine's count), put back after."""
     setters = blas._local_setters()
     if not setters or not _blas_threads():
-        pytest.skip("numpy without an OpenBLAS that has openblas_set_num_threads_local")
+        unavailable("numpy without an OpenBLAS that has openblas_set_num_threads_local")
     before = [setter(2) for setter in setters]
     yield
     for setter, threads in zip(setters, before, strict=True):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "049036ee387eac3ff9a01092c086ddf18bdad93e78e45f068eef2a6b1584e8e4"
+EXPECTED = "fc72bc6cd17b95eeb33df5513bc2f1a5e098764a62258b66197677555e3aeaff"
 
 
 def test_extractor_output_is_unchanged() -> None:

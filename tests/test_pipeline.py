@@ -342,7 +342,7 @@ def _load_fixture_user(url: str, user_id: str) -> None:
                             source_id=m.source_id, role=m.role)
 
 
-@pytest.mark.parametrize("floors", [None, {"tune": {"recall@5": 1.01}}])
+@pytest.mark.parametrize("floors", [None, {"parts": {}, "users": {"t2": {"recall@5": 1.01}}}])
 def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
         instance, sqlite_url, tmp_path, monkeypatch, floors):
     import json

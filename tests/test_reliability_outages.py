@@ -15,6 +15,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from conftest import unavailable
 from test_reliability_processes import T0, assert_invariants, fingerprint, seed
 
 from dualmem_core import Editor, StoreUnavailable, Writer, open_store
@@ -38,7 +39,7 @@ def own_neo4j(tmp_path):
         server.start()
     except Neo4jUnavailable as exc:
         server.stop()
-        pytest.skip(f"Neo4j could not start: {exc}")
+        unavailable(f"Neo4j could not start: {exc}")
     try:
         yield server
     finally:

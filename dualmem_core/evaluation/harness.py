@@ -23,7 +23,7 @@ from ..store import Store
 from ..store.models import reproducible_ids
 from ..writer.writer import Writer
 from . import metrics
-from .fixture import PARTS, Fixture, Question
+from .fixture import PARTS, READ_PARTS, Fixture, Question
 
 K = 5
 
@@ -40,6 +40,7 @@ class PartResult:
     write_ms: dict[str, float] = field(default_factory=dict)  # per message: p50, p95, max
     editor_s: dict[str, float] = field(default_factory=dict)  # per user run: mean, max
     misses: list[dict[str, Any]] = field(default_factory=list)  # questions whose answer was not in the top k
+    per_user: dict[str, dict[str, float | None]] = field(default_factory=dict)  # after the Editor
 
 
 @dataclass
@@ -86,6 +87,7 @@ def _evaluate(store: Store, fixture: Fixture, embedder: Embedder | None, llm: LL
         counts: dict[str, int] = {}
         before, after, write_ms, editor_s = [], [], [], []
         calls = tokens = 0
+        per_user = {}
         for user in users:
             store.delete_user(user)
             for m in fixture.messages_of(user):
@@ -105,6 +107,7 @@ def _evaluate(store: Store, fixture: Fixture, embedder: Embedder | None, llm: LL
             calls, tokens = calls + run.llm_calls, tokens + run.llm_tokens
             user_counts, answers = score_user(writer, fixture, user)
             after += answers
+            per_user[user] = {**metrics.retrieval(answers, K), **metrics.graph_metrics(user_counts)}
             for name, n in user_counts.items():
                 counts[name] = counts.get(name, 0) + n
         retrieval_after = metrics.retrieval(after, K)
@@ -118,7 +121,10 @@ def _evaluate(store: Store, fixture: Fixture, embedder: Embedder | None, llm: LL
             tokens,
             _percentiles(write_ms),
             {"mean": round(float(np.mean(editor_s)), 3), "max": round(max(editor_s), 3)} if editor_s else {},
-            [_miss(a, fixture) for a in after if not set().union(*a.hits[:K]) >= set(a.question.answers)],
+            # Only a part that is read lists its misses: dev and held-out are measured, never read.
+            [_miss(a, fixture) for a in after
+             if part in READ_PARTS and not set().union(*a.hits[:K]) >= set(a.question.answers)],
+            per_user,
         )
     return EvalResult(store.url, writer.embedder.name, out, time.perf_counter() - started)
 

@@ -10,8 +10,9 @@ Stored memories are tied to gold facts by provenance and content, never by id:
 
 Observations (raw messages) can express facts too; the duplicate and supersession metrics look
 only at fact memories (what the extractor made), retrieval looks at every hit. A pair metric's
-precision is ``correct / predicted`` and recall ``found / gold``, both 1.0 when their
-denominator is 0 (nothing to get wrong, nothing to find), with the counts reported beside them.
+precision is ``correct / predicted`` and recall ``found / gold``, with the counts reported
+beside them. A ratio with nothing to count (0/0) is ``None``, shown as "–": it was neither
+right nor wrong, and a 100% there would be a number nobody measured.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ class StoredUser:
         return {f.id for f in facts if self.expresses(memory_id, f, same_predicate=True)}
 
 
-def ratio(num: int, den: int) -> float:
-    return num / den if den else 1.0
+def ratio(num: int, den: int) -> float | None:
+    """``num / den``, or None when there is nothing to count."""
+    return num / den if den else None
 
 
 def duplicates(stored: StoredUser, facts: list[GoldFact]) -> dict[str, int]:
@@ -256,7 +258,7 @@ def entities(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[str, in
     }
 
 
-def graph_metrics(counts: dict[str, int]) -> dict[str, float]:
+def graph_metrics(counts: dict[str, int]) -> dict[str, float | None]:
     """The pair metrics from counts summed over users (micro-averaged: big users weigh more)."""
     c = counts
     return {
@@ -291,21 +293,27 @@ def answered(question: Question, hits: list, fixture: Fixture) -> Answered:
     return Answered(question, out)
 
 
-def retrieval(results: list[Answered], k: int = 5) -> dict[str, float]:
-    """recall@k, MRR, stale-first rate, and recall@k of past and as-of questions.
+def retrieval(results: list[Answered], k: int = 5) -> dict[str, float | None]:
+    """recall@k (partial and strict), MRR, stale-first rate, and recall@k of past and as-of questions.
 
-    * recall@k of a question: the share of its answer facts expressed by one of the top k hits
-      (a "multi" question needs every one of its facts); averaged over questions;
+    * recall@k of a question: the share of its answer facts expressed by one of the top k hits;
+      a "multi" question with two answers, one of them found, counts 0.5. Averaged over questions;
+    * strict_recall@k: the share of questions whose every answer fact is expressed in the top k
+      (the "multi" question above counts 0);
     * MRR: mean over questions of 1 / rank of the first hit expressing an answer fact (0 if none
       in the top k);
     * stale-first rate: among questions that list stale facts, the share whose first hit
       expresses a stale fact and no answer fact;
-    * past / as-of recall@k: recall@k over questions of kind "past" / "as_of".
+    * past / as-of recall@k: recall@k (partial) over questions of kind "past" / "as_of".
+
+    A rate over no questions (no past question in the part, none with stale facts) is None.
     """
 
     def recall_at(r: Answered) -> float:
-        got = set().union(*r.hits[:k]) if r.hits else set()
-        return len(got & set(r.question.answers)) / len(r.question.answers)
+        return len(found(r) & set(r.question.answers)) / len(r.question.answers)
+
+    def found(r: Answered) -> set[str]:
+        return set().union(*r.hits[:k]) if r.hits else set()
 
     def rr(r: Answered) -> float:
         for rank, facts in enumerate(r.hits[:k], 1):
@@ -313,8 +321,8 @@ def retrieval(results: list[Answered], k: int = 5) -> dict[str, float]:
                 return 1 / rank
         return 0.0
 
-    def mean(xs: list[float]) -> float:
-        return sum(xs) / len(xs) if xs else 1.0
+    def mean(xs: list[float]) -> float | None:
+        return sum(xs) / len(xs) if xs else None
 
     with_stale = [r for r in results if r.question.stale]
     stale_first = [
@@ -324,8 +332,9 @@ def retrieval(results: list[Answered], k: int = 5) -> dict[str, float]:
     ]
     return {
         f"recall@{k}": mean([recall_at(r) for r in results]),
+        f"strict_recall@{k}": mean([float(found(r) >= set(r.question.answers)) for r in results]),
         "mrr": mean([rr(r) for r in results]),
-        "stale_first_rate": ratio(len(stale_first), len(with_stale)) if with_stale else 0.0,
+        "stale_first_rate": ratio(len(stale_first), len(with_stale)),
         f"past_recall@{k}": mean([recall_at(r) for r in results if r.question.kind == "past"]),
         f"as_of_recall@{k}": mean([recall_at(r) for r in results if r.question.kind == "as_of"]),
         "questions": len(results),

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .floors import COUNTS, Floors, below
 from .harness import EvalResult
 
 # Metric, higher-is-better, shown as a percentage. Graph metrics exist only after the Editor.
-RETRIEVAL = ["recall@5", "mrr", "past_recall@5", "as_of_recall@5", "stale_first_rate"]
+RETRIEVAL = ["recall@5", "strict_recall@5", "mrr", "past_recall@5", "as_of_recall@5", "stale_first_rate"]
 GRAPH = [
     "duplicate_precision",
     "duplicate_recall",
@@ -19,7 +20,6 @@ GRAPH = [
     "entity_precision",
     "entity_recall",
 ]
-COUNTS = ["current_wrongly_superseded", "wrong_merges"]
 # Each pair metric's (numerator, denominator) in PartResult.counts, shown beside the ratio.
 FRACTIONS = {
     "duplicate_precision": ("dup_correct", "dup_predicted"),
@@ -34,7 +34,7 @@ FRACTIONS = {
 
 
 def write_report(
-    results: list[EvalResult], folder: str | Path, thresholds: dict[str, dict[str, float]] | None = None
+    results: list[EvalResult], folder: str | Path, thresholds: Floors | None = None
 ) -> dict[str, Path]:
     """report.md, metrics.json and metrics.png in ``folder``; returns their paths."""
     folder = Path(folder)
@@ -50,7 +50,7 @@ def write_report(
     return paths
 
 
-def markdown(results: list[EvalResult], thresholds: dict[str, dict[str, float]] | None = None) -> str:
+def markdown(results: list[EvalResult], thresholds: Floors | None = None) -> str:
     lines = ["# dualmem evaluation", ""]
     for r in results:
         lines += [f"## Embedder `{r.embedder}` on `{r.store}` ({r.seconds:.1f} s)", ""]
@@ -93,12 +93,14 @@ def markdown(results: list[EvalResult], thresholds: dict[str, dict[str, float]] 
         lines += [
             "",
             f"Questions per part: {asked}. Before = right after the Writer; after = after one "
-            "Editor run per user.",
+            "Editor run per user. recall@5 gives a question with several answers partial "
+            "credit; strict_recall@5 counts it only when all are in the top 5. – = nothing to count.",
             "",
         ]
         if thresholds:
             lines += _threshold_lines(r, thresholds)
     lines += ["Definitions: `dualmem_core/evaluation/metrics.py`. Fixture: `fixtures/eval/`.", ""]
+    lines += ["Misses are listed for the tune part only: dev and held-out are measured, never read.", ""]
     for r in results:  # after every table, so the tables read as one block
         for p in r.parts.values():
             if p.misses:
@@ -109,20 +111,18 @@ def markdown(results: list[EvalResult], thresholds: dict[str, dict[str, float]] 
     return "\n".join(lines)
 
 
-def _threshold_lines(r: EvalResult, thresholds: dict[str, dict[str, float]]) -> list[str]:
-    lines = ["Thresholds (`fixtures/thresholds.json`):", ""]
-    for part, limits in thresholds.items():
-        if part not in r.parts:
-            continue
-        for name, limit in limits.items():
-            value = r.parts[part].after[name]
-            ok = value <= limit if name in COUNTS or name == "stale_first_rate" else value >= limit
-            lines.append(f"- {part} {name}: {value:.3f} {'meets' if ok else 'BELOW'} {limit}")
+def _threshold_lines(r: EvalResult, floors: Floors) -> list[str]:
+    lines = ["Floors (`fixtures/thresholds.json`):", ""]
+    for part, limits in floors.parts.items():
+        if part in r.parts:
+            missed = below(r.parts[part].after, limits)
+            lines.append(f"- {part}: {len(limits) - len(missed)} of {len(limits)} met"
+                         + "".join(f"; BELOW: {m}" for m in missed))
     return [*lines, ""]
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
 
 
 def chart(result: EvalResult, path: Path) -> None:
@@ -139,13 +139,14 @@ def chart(result: EvalResult, path: Path) -> None:
         xs = range(len(names))
         ax.bar(
             [x - 0.2 for x in xs],
-            [p.before.get(n, 0) if n in RETRIEVAL else 0 for n in names],
+            [(p.before.get(n) or 0) if n in RETRIEVAL else 0 for n in names],
             0.4,
             label="before the Editor",
             color="#9db4d0",
         )
         ax.bar(
-            [x + 0.2 for x in xs], [p.after[n] for n in names], 0.4, label="after the Editor", color="#2c5d8f"
+            [x + 0.2 for x in xs], [p.after[n] or 0 for n in names], 0.4, label="after the Editor",
+            color="#2c5d8f",
         )
         ax.set_xticks(list(xs), names, rotation=60, ha="right", fontsize=8)
         ax.set_ylim(0, 1.05)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidInput
 from ..providers import Embedder, HashingEmbedder
 from ..store import open_store
-from .fixture import DEFAULT_FOLDER, PARTS, load_fixture
+from . import floors as floors_
+from .fixture import PARTS, load_fixture
 from .harness import EvalResult, evaluate
-from .report import COUNTS, write_report
+from .report import write_report
 
-THRESHOLDS = DEFAULT_FOLDER.parent / "thresholds.json"
+THRESHOLDS = floors_.THRESHOLDS
 EMBEDDERS = ("recorded", "hashing")
 
 
@@ -21,7 +21,7 @@ EMBEDDERS = ("recorded", "hashing")
 class Evaluation:
     results: list[EvalResult]
     paths: dict[str, Path]
-    failures: list[str]  # "part metric: value < threshold" for every threshold not met
+    failures: list[str]  # "embedder on store: part metric: value < floor" for every floor not met
 
 
 def make_embedder(name: str, dimension: int = 384) -> Embedder:
@@ -65,32 +65,6 @@ def run_evaluation(
             Path(out / f"eval-{name}.db").unlink(missing_ok=True)
         with open_store(url, dimension=embedder.dimension) as store:
             results.append(evaluate(store, fixture, embedder=embedder, parts=parts))
-    limits = load_thresholds(thresholds) if thresholds is not None and thresholds.exists() else None
-    paths = write_report(results, out, limits)
-    return Evaluation(results, paths, failures(results[0], limits) if limits else [])
-
-
-def load_thresholds(path: Path) -> dict[str, dict[str, float]]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise InvalidInput(f"{path}: not readable JSON ({exc})") from None
-    return {part: limits for part, limits in data.items() if not part.startswith("_")}
-
-
-def failures(result: EvalResult, limits: dict[str, dict[str, float]]) -> list[str]:
-    """Every threshold the (first embedder's) result does not meet, per part."""
-    return [f"{part} {miss}" for part, wanted in limits.items() if part in result.parts
-            for miss in below(result.parts[part].after, wanted)]
-
-
-def below(values: dict[str, float], wanted: dict[str, float]) -> list[str]:
-    """"metric: value < limit" for each limit not met; counts and the stale-first rate must stay
-    at or under theirs, every other metric at or over."""
-    out = []
-    for name, limit in wanted.items():
-        value = values[name]
-        at_most = name in COUNTS or name == "stale_first_rate"
-        if (value > limit) if at_most else (value < limit):
-            out.append(f"{name}: {value:.3f} {'>' if at_most else '<'} {limit}")
-    return out
+    floors = floors_.load(thresholds) if thresholds is not None and thresholds.exists() else None
+    paths = write_report(results, out, floors)
+    return Evaluation(results, paths, floors_.failures(results, floors) if floors else [])
