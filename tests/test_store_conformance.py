@@ -249,7 +249,8 @@ def _full_graph(user):
     ep = b.episode("Bob is my brother; he lives in Lyon.", at(2), source_id="m1")
     m1, v1 = b.memory("Bob is the user's brother", vec(1, 0.2), episode=ep,
                       subject="Bob", predicate="sibling_of", object="user")
-    m2, _ = b.memory("Bob lives in Lyon", None, episode=ep, valid_from=at(1), valid_to=at(9))
+    m2, _ = b.memory("Bob lives in Lyon", None, episode=ep, valid_from=at(1), valid_to=at(9),
+                     search_text="Ana: Bob lives in Lyon\nBob: I moved there for work")
     bob = b.entity("Bob", aliases=("Robert",))
     lyon = b.entity("Lyon", "place")
     b.edge(EdgeType.MENTIONS, m1.id, bob.id)
@@ -418,3 +419,76 @@ def test_text_search_reaches_past_the_first_page_of_matches(store, user):
     store.write(b.batch)
     hits = store.text_search("apple", SearchFilter(user, valid_at=at(6)), 3)
     assert [h.memory.id for h in hits] == [wanted.id]
+
+
+def test_search_text_is_matched_and_never_shown(store, user):
+    """Full-text search matches a version by its search text (the speaker and the turns around
+    the message) when it has one, by its text otherwise; what it shows is always the text."""
+    from dualmem_core.errors import InvalidInput
+
+    b = Builder(user)
+    context, context_version = b.memory(
+        "Yes, it was amazing!", vec(1), kind="observation",
+        search_text="Caroline: Yes, it was amazing!\nMelanie: How was the pottery workshop?")
+    plain, _ = b.memory("I signed up for a pottery class", vec(0, 1), kind="observation")
+    store.write(b.batch)
+
+    hits = store.text_search("workshop", SearchFilter(user), 5)
+    assert [h.memory.id for h in hits] == [context.id]
+    assert hits[0].version.text == "Yes, it was amazing!"  # the display text, never the search text
+    assert hits[0].version.search_text == context_version.search_text
+    assert {h.memory.id for h in store.text_search("pottery", SearchFilter(user), 5)} == {
+        context.id, plain.id}
+    assert [h.memory.id for h in store.text_search("signed class", SearchFilter(user), 5)] == [plain.id]
+    _, by_text, by_cue = store.hybrid_search(vec(0, 0, 1), "Melanie", SearchFilter(user), 5,
+                                             cues="workshop")
+    assert [h.memory.id for h in by_text] == [context.id] == [h.memory.id for h in by_cue]
+    assert by_text[0].version.text == "Yes, it was amazing!"
+
+    [exported] = [v for v in store.export_graph(user).versions if v.memory_id == context.id]
+    assert exported.search_text == context_version.search_text
+    [read] = store.get_versions(user, [context.id])
+    assert (read.text, read.search_text) == ("Yes, it was amazing!", context_version.search_text)
+
+    before = store.counts(user)
+    for bad in ("x" * 2_000_001, 42, "   "):
+        refused = Builder(user)
+        refused.memory("fine text", vec(1), search_text=bad)
+        with pytest.raises(InvalidInput, match="search_text"):
+            store.write(refused.batch)
+    assert store.counts(user) == before
+
+
+def test_a_neo4j_store_made_before_search_texts_is_migrated(neo4j_store, neo4j_uri, user):
+    """A store whose fulltext index reads ``text`` and whose versions lack ``search`` (what
+    dualmem made before search texts): opening it fills ``search`` and rebuilds the index."""
+    from neo4j import GraphDatabase
+
+    from dualmem_core.store.neo4j.schema import FULLTEXT_INDEX, FULLTEXT_PROPERTIES
+
+    b = Builder(user)
+    old, _ = b.memory("Rosalind plays the cello", vec(1))
+    neo4j_store.write(b.batch)
+    with GraphDatabase.driver(neo4j_uri, auth=None) as driver:
+        def run(query, **params):
+            with driver.session() as session:
+                return session.run(query, **params).data()
+
+        try:
+            run(f"DROP INDEX {FULLTEXT_INDEX}")
+            run(f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} FOR (n:MemoryVersion) ON EACH [n.text, n.user_key] "
+                "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}")
+            run("MATCH (v:MemoryVersion {user_id: $user}) REMOVE v.search", user=user)
+        finally:  # opening migrates: the shared server's index is right again for later tests
+            reopened = open_store(neo4j_uri, dimension=DIM)
+        try:
+            [index] = run("SHOW INDEXES YIELD name, properties WHERE name = $name RETURN properties",
+                          name=FULLTEXT_INDEX)
+            assert index["properties"] == FULLTEXT_PROPERTIES
+            assert run("MATCH (v:MemoryVersion {user_id: $user}) RETURN v.search AS s", user=user) == [
+                {"s": "Rosalind plays the cello"}]
+            assert [h.memory.id for h in reopened.text_search("cello", SearchFilter(user), 5)] == [old.id]
+            [read] = reopened.get_versions(user, [old.id])
+            assert read.search_text is None
+        finally:
+            reopened.close()

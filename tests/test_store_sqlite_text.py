@@ -22,11 +22,15 @@ def _texts(rng: random.Random, n: int) -> list[str]:
     return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9))) for _ in range(n)]
 
 
-def _write(store: SQLiteStore, user: str, texts: list[str], rng: random.Random) -> None:
+def _write(store: SQLiteStore, user: str, texts: list[str], rng: random.Random,
+           context: bool = False) -> None:
+    """With ``context``, every other version gets a search text (a speaker, its text and the
+    text before it), as the Writer gives observations: FTS5 and the copy must index the same."""
     b = Builder(user)
-    for text in texts:
+    for i, text in enumerate(texts):
         when = T0 - timedelta(days=rng.randint(0, 900))
-        b.memory(text, valid_from=when, kind=rng.choice(("fact", "observation")))
+        search = f"Lena: {text}\n{texts[i - 1]}" if context and i % 2 else None
+        b.memory(text, valid_from=when, kind=rng.choice(("fact", "observation")), search_text=search)
     store.write(b.batch)
 
 
@@ -51,10 +55,10 @@ def test_in_process_ranking_equals_fts5_for_one_tenant(tmp_path: Path) -> None:
     rng = random.Random(1)
     store = SQLiteStore(tmp_path / "text.db", dimension=8)
     try:
-        _write(store, "u-text", _texts(rng, 300), rng)
+        _write(store, "u-text", _texts(rng, 300), rng, context=True)
         _same(store, rng, "u-text")
         assert "u-text" in store._texts
-        _write(store, "u-text", _texts(rng, 40), rng)  # tokenized lazily, by the next search
+        _write(store, "u-text", _texts(rng, 40), rng, context=True)  # tokenized lazily, by the next search
         assert store._texts["u-text"].pending
         _same(store, rng, "u-text")
         store.delete_user("u-text")
@@ -95,3 +99,44 @@ def test_a_word_fts5_reads_as_a_phrase_goes_to_fts5(tmp_path: Path) -> None:
         assert sorted(h.version.text for h in hits) == ["x y together", "x_y joined"]
     finally:
         store.close()
+
+
+def test_a_file_of_schema_3_gains_search_texts_in_place(tmp_path: Path) -> None:
+    """A file written before search texts (no column, a trigger indexing text) opens, its rows
+    untouched and still found by their text, and new rows are indexed by their search text."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    store = SQLiteStore(path, dimension=8)
+    _write(store, "u", ["lives in Portland", "works at Acme"], random.Random(0))
+    store.close()
+    # Make it the file dualmem wrote at schema 3: the trigger and table as they were then.
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+        DROP TRIGGER versions_fts_insert;
+        ALTER TABLE versions DROP COLUMN search_text;
+        CREATE TRIGGER versions_fts_insert AFTER INSERT ON versions BEGIN
+            INSERT INTO versions_fts (rowid, text, user_key)
+            VALUES (new.rid, new.text, 'u' || hex(new.user_id));
+        END;
+        UPDATE meta SET value = '3' WHERE key = 'schema_version';
+    """)
+    conn.close()
+
+    store = SQLiteStore(path, dimension=8)
+    try:
+        conn = store._conn()
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+        assert conn.execute("SELECT count(*) FROM versions WHERE search_text IS NULL").fetchone() == (2,)
+        assert [h.version.text for h in store.text_search("Portland", SearchFilter("u"), 5)] == [
+            "lives in Portland"]
+        b = Builder("u")
+        b.memory("sounds great", search_text="Lena: sounds great\nshall we hike on Sunday?")
+        store.write(b.batch)
+        hits = store.text_search("hike", SearchFilter("u"), 5)
+        assert [(h.version.text, h.version.search_text) for h in hits] == [
+            ("sounds great", "Lena: sounds great\nshall we hike on Sunday?")]
+        _same(store, random.Random(4), "u")  # FTS5 (new trigger) and the copy still agree
+    finally:
+        store.close()
+    SQLiteStore(path, dimension=8).close()  # opening again finds it migrated

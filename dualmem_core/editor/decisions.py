@@ -111,6 +111,10 @@ def combine(view: GraphView, results: list[StageResult], run_id: str) -> ch.Chan
         old = view.current[memory_id]
         # Derived, not random: combining the same decisions again gives the same change set.
         vid = f"ver_{uuid.uuid5(uuid.NAMESPACE_URL, f'{run_id}/{version_id}').hex}"
+        if changed.get("text", old.text) != old.text and "search_text" not in changed:
+            # The search text was built around the old text; the new one indexes itself.
+            changed = {**changed, "search_text": None}
+        # Otherwise the text and so its search text carry over (replace copies every field).
         new = dataclasses.replace(old, id=vid, tx_from=None, created_by=run_id, **changed)
         group = find(owner[version_id])
         operations += [ch.CloseVersion(version_id, group=group), ch.AddVersion(new, group=group)]

@@ -143,6 +143,10 @@ class MemoryVersion:
     tx_to: datetime = FAR_FUTURE
     created_by: str = WRITER
     content_hash: str = ""  # derived from text when empty
+    # What full-text search matches and scores this version by, when it is not ``text`` alone:
+    # an observation's speaker and the turns before it carry meaning the message lacks. Never
+    # shown: hits and answers show ``text``. None indexes ``text``.
+    search_text: str | None = None
 
     def __post_init__(self) -> None:
         if not self.content_hash and isinstance(self.text, str):

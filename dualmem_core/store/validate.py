@@ -130,6 +130,8 @@ def check_batch(batch: WriteBatch, dimension: int) -> str:
     for ver in batch.versions:
         check_id(ver.memory_id, "version memory_id")
         check_text(ver.text, "memory text")
+        if ver.search_text is not None:
+            check_text(ver.search_text, "memory search_text", empty="there is nothing to index")
         ver.valid_from = require_aware(ver.valid_from, "valid_from")
         ver.valid_to = require_aware(ver.valid_to, "valid_to")
         if ver.valid_from >= ver.valid_to:

@@ -38,7 +38,7 @@ def micros(expr: str) -> str:
 # A version's properties besides its times and its vector, by name: ``.*`` would read the
 # 384-float vector from the property store for every hit only to drop it.
 VERSION_FIELDS = ("id", "memory_id", "user_id", "text", "subject", "predicate", "object", "confidence",
-                  "salience", "status", "negated", "created_by", "content_hash")
+                  "salience", "status", "negated", "created_by", "content_hash", "search_text")
 
 
 def projection(alias: str, label: str, *, vector: bool = True) -> str:
@@ -110,7 +110,10 @@ def version_row(v: MemoryVersion, now: datetime) -> dict:
              "salience": float(v.salience), "status": v.status, "negated": bool(v.negated),
              "valid_from": v.valid_from,
              "valid_to": v.valid_to, "tx_from": v.tx_from or now, "tx_to": v.tx_to,
-             "created_by": v.created_by, "content_hash": v.content_hash}
+             "created_by": v.created_by, "content_hash": v.content_hash,
+             # ``search`` is what the fulltext index reads (schema.py): always set, so the index
+             # needs one property; ``search_text`` keeps the version's own field (None: unset).
+             "search_text": v.search_text, "search": v.text if v.search_text is None else v.search_text}
     embedding = None if v.embedding is None else np.asarray(v.embedding, np.float32).tolist()
     return {"props": props, "embedding": embedding}
 
@@ -154,7 +157,7 @@ def to_version(p: dict) -> MemoryVersion:
         negated=bool(p.get("negated", False)),
         valid_from=native(p["valid_from"]), valid_to=native(p["valid_to"]),
         tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]), created_by=p["created_by"],
-        content_hash=p["content_hash"])
+        content_hash=p["content_hash"], search_text=p.get("search_text"))
 
 
 def to_entity(p: dict) -> Entity:

@@ -6,6 +6,9 @@ from ..models import EDGE_ENDPOINTS
 
 VECTOR_INDEX = "memory_embedding"
 FULLTEXT_INDEX = "memory_text"
+# What the fulltext index reads: ``search`` (a version's search text, else its text) and the
+# tenant's key. Stores made before search texts index ``text`` instead (store.py migrates them).
+FULLTEXT_PROPERTIES = ["search", "user_key"]
 
 NODE_LABELS = {"episode": "Episode", "memory": "Memory", "version": "MemoryVersion",
                "entity": "Entity"}
@@ -45,7 +48,8 @@ def schema_statements(dimension: int) -> list[str]:
         "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}",
         # The English analyzer stems, so "live", "lives" and "lived" match one another.
         f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) "
-        "ON EACH [n.text, n.user_key] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+        f"ON EACH [{', '.join(f'n.{p}' for p in FULLTEXT_PROPERTIES)}] "
+        "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
     ]
     for edge_type in EDGE_ENDPOINTS:
         name = edge_type.value.lower()

@@ -58,7 +58,7 @@ from ..planning import (
 )
 from . import lease as leases
 from . import rows as R
-from .schema import FULLTEXT_INDEX, NODE_LABELS, VECTOR_INDEX, schema_statements
+from .schema import FULLTEXT_INDEX, FULLTEXT_PROPERTIES, NODE_LABELS, VECTOR_INDEX, schema_statements
 from .vectors import BUMP_CLOCK, NEW_EPOCH, VectorCache
 from .writes import NO_REPLAN, insert_statement, vector_changes
 
@@ -74,6 +74,7 @@ MIN_FETCH = 100  # ... and never fewer than this many
 VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
 CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
+_BACKFILL_ROWS = 10_000  # versions per transaction when a store gains a property (migrations)
 # An entity is a hub when more than $max live memories mention it. Counting stops at $max + 1
 # (LIMIT before count): a place a large user named 2,000 times costs 51 reads, not 2,000.
 _NOT_A_HUB = (f"CALL (e) {{ MATCH (:Memory)-[r:MENTIONS]->(e) WHERE r.tx_to = {FAR} WITH r LIMIT $max + 1 "
@@ -185,6 +186,7 @@ class Neo4jStore(Store):
             return int(record["dim"])
 
         with self._driver.session(database=self.database) as session:
+            self._migrate_fulltext(session)
             for statement in schema_statements(wanted or DEFAULT_DIMENSION):
                 try:
                     session.run(statement).consume()
@@ -202,6 +204,24 @@ class Neo4jStore(Store):
                 f"not {wanted}; use the embedder it was created with, or another database")
         self._run(lambda tx: tx.run("CALL db.awaitIndexes(300)").consume(), write=False)
         return dimension
+
+    @staticmethod
+    def _migrate_fulltext(session: neo4j.Session) -> None:
+        """A store made before search texts: its fulltext index reads ``text``. Every version gets
+        ``search`` (its text: none had a search text), in batches of their own transactions, then
+        the old index goes and the schema statements build the new one. Idempotent: processes
+        opening the store at once may each run it."""
+        found = session.run("SHOW INDEXES YIELD name, properties WHERE name = $name RETURN properties",
+                            name=FULLTEXT_INDEX).single()
+        if found is None or list(found["properties"]) == FULLTEXT_PROPERTIES:
+            return
+        try:
+            session.run("MATCH (v:MemoryVersion) WHERE v.search IS NULL CALL (v) { "
+                        "SET v.search = coalesce(v.search_text, v.text) } "
+                        f"IN TRANSACTIONS OF {_BACKFILL_ROWS} ROWS").consume()
+            session.run(f"DROP INDEX {FULLTEXT_INDEX} IF EXISTS").consume()
+        except neo_errors.ClientError as exc:
+            raise StoreConfigError(f"Neo4j fulltext index migration failed: {exc.message}") from None
 
     def close(self) -> None:
         try:
@@ -833,9 +853,10 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
 
 
 def _lucene(user_id: str, terms: list[str]) -> str:
-    """A full-text query for any of ``terms`` (each quoted: never Lucene syntax) in the user's text."""
+    """A full-text query for any of ``terms`` (each quoted: never Lucene syntax) in the user's
+    versions' search texts (``search``: the search text, else the text)."""
     words = " OR ".join(f'"{t}"' for t in terms)
-    return f'user_key:"{R.user_key(user_id)}" AND text:({words})'
+    return f'user_key:"{R.user_key(user_id)}" AND search:({words})'
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:

@@ -17,7 +17,7 @@ MEMORY_COLUMNS = ("id, user_id, kind, agent_id, session_id, created_at, created_
                   "review_state, access_count, last_accessed_at")
 VERSION_COLUMNS = ("id, memory_id, user_id, text, embedding, subject, predicate, object, "
                    "confidence, salience, status, negated, valid_from, valid_to, tx_from, tx_to, "
-                   "created_by, content_hash")
+                   "created_by, content_hash, search_text")
 ENTITY_COLUMNS = "id, user_id, name, type, aliases, created_at, created_by"
 EDGE_COLUMNS = "id, user_id, type, src_id, dst_id, props, created_by, tx_from, tx_to"
 
@@ -74,7 +74,7 @@ def version_row(v: MemoryVersion, now: int) -> tuple:
     return (v.id, v.memory_id, v.user_id, v.text, blob, v.subject, v.predicate, v.object,
             float(v.confidence), float(v.salience), v.status, int(bool(v.negated)), to_micros(v.valid_from),
             to_micros(v.valid_to), _t(v.tx_from, now), to_micros(v.tx_to), v.created_by,
-            v.content_hash)
+            v.content_hash, v.search_text)
 
 
 def entity_row(e: Entity, now: int) -> tuple:
@@ -107,7 +107,7 @@ def to_version(r: sqlite3.Row | tuple) -> MemoryVersion:
                          salience=r[9], status=r[10], negated=bool(r[11]),
                          valid_from=from_micros(r[12]), valid_to=from_micros(r[13]),
                          tx_from=from_micros(r[14]), tx_to=from_micros(r[15]), created_by=r[16],
-                         content_hash=r[17])
+                         content_hash=r[17], search_text=r[18])
 
 
 def to_entity(r: sqlite3.Row | tuple) -> Entity:

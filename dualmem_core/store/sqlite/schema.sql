@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS versions (
     tx_from INTEGER NOT NULL,
     tx_to INTEGER NOT NULL,
     created_by TEXT NOT NULL,
-    content_hash TEXT NOT NULL
+    content_hash TEXT NOT NULL,
+    search_text TEXT  -- what full-text search indexes when not text (models.MemoryVersion)
 );
 CREATE INDEX IF NOT EXISTS versions_by_memory ON versions (user_id, memory_id);
 CREATE INDEX IF NOT EXISTS versions_by_hash ON versions (user_id, content_hash, tx_to);
@@ -69,8 +70,11 @@ CREATE INDEX IF NOT EXISTS versions_by_predicate_time ON versions (user_id, pred
 CREATE VIRTUAL TABLE IF NOT EXISTS versions_fts USING fts5 (
     text, user_key, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- The FTS column is named text but holds the search text: the version's own text when it has
+-- none. Files of schema 3 carry the trigger without coalesce until opened (store.py migrates).
 CREATE TRIGGER IF NOT EXISTS versions_fts_insert AFTER INSERT ON versions BEGIN
-    INSERT INTO versions_fts (rowid, text, user_key) VALUES (new.rid, new.text, 'u' || hex(new.user_id));
+    INSERT INTO versions_fts (rowid, text, user_key)
+    VALUES (new.rid, coalesce(new.search_text, new.text), 'u' || hex(new.user_id));
 END;
 CREATE TRIGGER IF NOT EXISTS versions_fts_delete AFTER DELETE ON versions BEGIN
     DELETE FROM versions_fts WHERE rowid = old.rid;

@@ -55,7 +55,7 @@ from .vectors import FAR, UserVectors
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
 _MAX_PENDING_TEXTS = 20_000  # versions written since a user's last text search, kept to tokenize
 CACHE_KIB = 65536  # SQLite page cache per connection
-SCHEMA_VERSION = 3  # bump with any change to schema.sql that old files lack
+SCHEMA_VERSION = 4  # bump with any change to schema.sql that old files lack; migrate in _migrate
 
 _TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
            "memories": (R.MEMORY_COLUMNS, R.memory_row),
@@ -112,10 +112,11 @@ class SQLiteStore(Store):
             raise StoreUnavailable(f"cannot create the folder for {self.path}: {exc}") from None
         conn = self._conn()
         try:
-            conn.executescript(resources.files(__package__).joinpath("schema.sql").read_text())
+            schema = resources.files(__package__).joinpath("schema.sql").read_text()
+            conn.executescript(schema)
         except sqlite3.DatabaseError as exc:
             raise StoreUnavailable(_unusable(self.path, exc)) from None
-        self._check_schema_version(conn)
+        self._check_schema_version(conn, schema)
         self.dimension = self._settle_dimension(conn, dimension)
 
     # -- connections and transactions -----------------------------------------------------
@@ -197,17 +198,42 @@ class SQLiteStore(Store):
         if write:
             self._checkpointer.written()
 
-    def _check_schema_version(self, conn: sqlite3.Connection) -> None:
+    def _check_schema_version(self, conn: sqlite3.Connection, schema: str) -> None:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         found = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
-        if found == 2:  # version 3 only added run metadata
-            conn.execute("ALTER TABLE runs ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
-            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-            found = SCHEMA_VERSION
+        if found in (2, 3):
+            found = self._migrate(conn, schema)
         if found != SCHEMA_VERSION:
             raise StoreConfigError(
                 f"{self.path} has store schema {found}, this dualmem expects {SCHEMA_VERSION}; "
                 "export it with the dualmem that wrote it, or start a new file")
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection, schema: str) -> int:
+        """Bring a file of an older schema up to this one, in place; returns the version found
+        after. Under the write lock, the version read again: of processes opening an old file at
+        once, one migrates and the others find it done. Old rows are never rewritten."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            found = int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+            if found == 2:  # version 3 added run metadata
+                conn.execute("ALTER TABLE runs ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'")
+                found = 3
+            if found == 3:  # version 4: a version's search text, indexed in place of its text
+                # NULL in every old row means "index the text", which the FTS table already holds.
+                conn.execute("ALTER TABLE versions ADD COLUMN search_text TEXT")
+                # The old trigger indexes text alone; schema.sql's (kept there, the one source)
+                # indexes the search text. CREATE ... IF NOT EXISTS left the old one in place.
+                start = schema.index("CREATE TRIGGER IF NOT EXISTS versions_fts_insert")
+                conn.execute("DROP TRIGGER IF EXISTS versions_fts_insert")
+                conn.execute(schema[start:schema.index("END;", start) + len("END;")])
+                found = 4
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(found),))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return found
 
     def _settle_dimension(self, conn: sqlite3.Connection, wanted: int | None) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
@@ -326,7 +352,8 @@ class SQLiteStore(Store):
                 "SELECT id, rid FROM versions WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps([v.id for v in batch.versions]),)).fetchall()) if batch.versions else {}
             if text is not None:  # tokenized by the next search, not on the write path
-                text.pending += [(rids[v.id], v.text) for v in batch.versions]
+                text.pending += [(rids[v.id], v.text if v.search_text is None else v.search_text)
+                                 for v in batch.versions]  # what the FTS trigger indexed
                 text.generation = generation
                 if len(text.pending) > _MAX_PENDING_TEXTS:  # no search for long: rebuild when one comes
                     del self._texts[user_id]
@@ -644,8 +671,9 @@ class SQLiteStore(Store):
         with self._tx(write=False) as conn:
             generation = conn.execute("SELECT generation FROM user_generation WHERE user_id = ?",
                                       (user_id,)).fetchone()
-            rows = conn.execute("SELECT rid, text FROM versions WHERE user_id = ? ORDER BY rid",
-                                (user_id,)).fetchall()
+            # The string the FTS trigger indexed (schema.sql), so scores stay FTS5's own.
+            rows = conn.execute("SELECT rid, coalesce(search_text, text) FROM versions "
+                                "WHERE user_id = ? ORDER BY rid", (user_id,)).fetchall()
         with self._lock:
             tokenizer = self._tokenizer
         assert tokenizer is not None
