@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dualmem_core import InvalidInput, NotFound
-from dualmem_core.store import EdgeType
+from dualmem_core.store import EdgeType, SearchFilter
 from dualmem_core.store import changes as ch
 from dualmem_core.store.models import MemoryVersion
 from dualmem_core.writer.facts import Fact, Message
@@ -224,3 +224,32 @@ def test_forget_purges_the_provider_cache(store, user, tmp_path):
     writer.forget(user_id=user, source_ids=["secret"])
     assert cache.keys_matching("Portland") == [] and cache.keys_matching("green tea")
     cache.close()
+
+
+def test_a_message_is_searched_with_its_speaker_date_and_earlier_turns(writer, user):
+    """"Lisbon, finally!" alone says nothing of a trip; after "Where did you go on holiday?" it
+    answers it. The shown text stays the message; a later turn changes no earlier one."""
+    writer.remember([
+        {"role": "user", "speaker": "Ana", "content": "Where did you go on holiday?", "source_id": "t1"},
+        {"role": "user", "speaker": "Ben", "content": "Lisbon, finally!", "source_id": "t2"},
+    ], user_id=user, session_id="s1", at=T)
+    writer.remember("Then we ate far too many pastries.", user_id=user, session_id="s1", at=T,
+                    source_id="t3", speaker="Ben")
+    texts = {h.version.text: h.version.search_text
+             for h in writer.store.text_search("holiday", SearchFilter(user), 10)}
+    assert "Lisbon, finally!" in texts  # found by the turn before it
+    assert texts["Lisbon, finally!"].startswith("Ben: Lisbon, finally! (2 March 2026)")
+    assert "Then we ate far too many pastries." in texts  # two turns back, across two calls
+    hits = writer.recall("What did Ben say about his holiday?", user_id=user, k=5)
+    assert "Lisbon, finally!" in [h.text for h in hits[:3]]
+    assert all("(2 March 2026)" not in h.text for h in hits)
+    first = writer.store.text_search("finally", SearchFilter(user), 10)
+    lisbon = [h.version.search_text for h in first if h.version.text == "Lisbon, finally!"]
+    assert len(lisbon) == 1 and "pastries" not in lisbon[0]
+
+
+def test_a_role_is_no_speaker_name_in_the_search_text(writer, user):
+    writer.remember("I adopted a greyhound.", user_id=user, at=T, source_id="g1")
+    found = writer.store.text_search("greyhound", SearchFilter(user), 10)
+    [hit] = [h for h in found if h.memory.kind == "observation"]
+    assert hit.version.search_text.startswith("I adopted a greyhound. (2 March 2026)")

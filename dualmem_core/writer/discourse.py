@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from .rules.text import bare_job
 from .rules.truecase import learn_names
+from .search_text import RecentTurns
 
 _FEMALE = frozenset(
     "sister mum mom mother mam mummy mommy wife girlfriend fiancee fiancée aunt auntie niece daughter "
@@ -88,6 +89,7 @@ class Discourse:
     # Names seen in capitals, casefolded -> as written ("sarah" -> "Sarah"), for messages typed in
     # lower case (``rules/truecase.py``); one dict shared by the user's sessions.
     names: dict[str, str] = field(default_factory=dict)
+    recent: RecentTurns = field(default_factory=RecentTurns)  # what search indexes with the next message
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def heard(self, text: str) -> None:

@@ -3,6 +3,7 @@ entities, fused by ``scoring``. No model call on this path beyond embedding the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -65,7 +66,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     _expand(store, flt, candidates, lists)
     if asked:
         _look_up(store, flt, candidates, asked, k)
-        _add_cues(candidates, by_cue, asked)
+        _add_cues(candidates, by_cue, asked, cues)
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
@@ -117,7 +118,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
     ]
 
 
-def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: Asked) -> None:
+def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: Asked, cues: str) -> None:
     """One more ranked list for a question about the present: the user's messages in the words
     facts of the asked predicates are stated in ("what pets does she have?" finds "my cat
     knocked the latte over", whose pet the extractor may have missed), scored by their text
@@ -126,7 +127,11 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
     Not searched for the past or as of a date: the words find every telling of every period
     alike, and lifting them moved old tellings above the answer. Asked about now, a message said
     before the latest value of a single-valued predicate asked for took hold is left out: "we
-    moved to Denver" tells of an earlier state once a later move is known."""
+    moved to Denver" tells of an earlier state once a later move is known. A message must say a
+    cue word itself: full-text search also matches the earlier turns indexed with it
+    (``search_text.py``), and "any tips on running shoes?" two turns after the cat is no pet."""
+    words = set(cues.split())
+    found = [h for h in found if _says(h.version.text, words)]
     since = max((c.hit.version.valid_from for c in candidates.values()
                  if c.hit.version.predicate and c.hit.version.status == "active"
                  and canonical(c.hit.version.predicate) in asked.predicates
@@ -137,6 +142,11 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
         cand = _candidate(candidates, hit)
         cand.signals.ranks.append(rank)
         cand.signals.cue = hit.score / best if best > 0 else 0.0
+
+
+def _says(text: str, words: set[str]) -> bool:
+    """Whether the text has one of the words, or its plural ("cats" for "cat")."""
+    return any(w in words or w.removesuffix("s") in words for w in re.findall(r"\w+", text.casefold()))
 
 
 def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,

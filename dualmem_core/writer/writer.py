@@ -46,6 +46,7 @@ from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
+from .search_text import RecentTurns
 from .self_names import about_user, self_names
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
@@ -153,6 +154,9 @@ class Writer:
             return result
         pending: list[tuple[Memory, MemoryVersion, list[tuple[str, str]]]] = []
         context = self.contexts.get(user_id, session_id)
+        # A session's earlier turns go into each message's search text (``search_text.py``); a
+        # message without a session is read with the earlier messages of its own call.
+        recent = context.recent if context is not None else RecentTurns()
         for message, facts in zip(messages, self._extract(messages, result, context), strict=True):
             episode = Episode(
                 id=_new_id("ep"),
@@ -169,7 +173,16 @@ class Writer:
             result.episode_ids.append(episode.id)
             result.facts += facts
             per_fact = [mentioned_entities(f) for f in facts]
-            candidates = [(self._observation(user_id, message, agent_id, session_id), sum(per_fact, []))]
+            # A speaker that is only the role ("user") names nobody: it would match every question.
+            named = message.speaker if message.speaker != message.role else None
+            search = recent.search_text(message.text, named, message.at)
+            if message.role in ASSISTANT_ROLES:
+                # The agent's own replies ("Congratulations, Lou!") are searched by their words
+                # alone: with the user's turns around them they outranked what the user said.
+                # They still give the user's next message its context (the question it answers).
+                search = None
+            candidates = [(self._observation(user_id, message, agent_id, session_id, search),
+                           sum(per_fact, []))]
             candidates += [
                 (self._fact(user_id, message, f, agent_id, session_id), entities)
                 for f, entities in zip(facts, per_fact, strict=True)
@@ -245,7 +258,8 @@ class Writer:
         return facts
 
     def _observation(
-        self, user_id: str, message: InputMessage, agent_id: str | None, session_id: str | None
+        self, user_id: str, message: InputMessage, agent_id: str | None, session_id: str | None,
+        search_text: str | None = None,
     ) -> tuple[Memory, MemoryVersion]:
         memory = Memory(id=_new_id("mem"), user_id=user_id, kind="observation", agent_id=agent_id,
                         session_id=session_id)
@@ -254,6 +268,7 @@ class Writer:
             memory_id=memory.id,
             user_id=user_id,
             text=message.text,
+            search_text=search_text,
             valid_from=message.at,
             confidence=(
                 self.config.observation_confidence
