@@ -253,3 +253,21 @@ def test_a_role_is_no_speaker_name_in_the_search_text(writer, user):
     found = writer.store.text_search("greyhound", SearchFilter(user), 10)
     [hit] = [h for h in found if h.memory.kind == "observation"]
     assert hit.version.search_text.startswith("I adopted a greyhound. (2 March 2026)")
+
+
+def test_forgetting_a_message_takes_it_out_of_the_next_messages_search_text(writer, user, tmp_path,
+                                                                           monkeypatch):
+    from dualmem_core.editor import Editor
+
+    monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(tmp_path))
+    writer.remember([
+        {"role": "user", "content": "My PIN is QUOKKA4412.", "source_id": "p1"},
+        {"role": "user", "content": "Also I booked the dentist.", "source_id": "p2"},
+    ], user_id=user, session_id="s1", at=T)
+    Editor(writer.store, snapshot_dir=tmp_path).run(user)  # a snapshot that holds both
+    writer.forget(user_id=user, source_ids=["p1"])
+    assert writer.store.text_search("QUOKKA4412", SearchFilter(user), 10) == []
+    [dentist] = [h for h in writer.store.text_search("dentist", SearchFilter(user), 10)
+                 if h.memory.kind == "observation"]
+    assert dentist.version.search_text is None  # searched by its own words again
+    assert not [p for p in tmp_path.rglob("*.parquet") if b"QUOKKA4412" in p.read_bytes()]

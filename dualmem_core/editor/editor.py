@@ -198,6 +198,7 @@ class Editor:
             if started_at is not None:
                 changes.meta["duration_s"] = _seconds_since(started_at)
             lease.confirm()  # still ours: no other run took over while this one stalled
+            _search_texts_as_stored(self.store, changes)
             receipt = self.store.apply_changes(changes, on_conflict="skip")
             run.operations, run.applied_at = receipt.applied, receipt.applied_at
             run.skipped = [{"index": s.index, "group": s.group, "reason": s.reason} for s in receipt.skipped]
@@ -376,3 +377,19 @@ def _inverse(record: ch.RunRecord) -> list[ch.Operation]:
             case other:
                 raise InvalidInput(f"run {record.run_id} has a journal entry {other!r} that cannot be undone")
     return ops
+
+
+def _search_texts_as_stored(store: Store, changes: ch.ChangeSet) -> None:
+    """A new version keeps a search text only if its memory holds that one in the store now: the
+    snapshot's copy may hold a message forgotten while the run decided (the store reset every
+    search text holding it), and publishing the copy would bring the message back."""
+    adds = [op.version for op in changes.operations
+            if isinstance(op, ch.AddVersion) and op.version.search_text is not None]
+    if not adds:
+        return
+    stored = store.get_versions(changes.user_id, sorted({v.memory_id for v in adds}), all_versions=True,
+                                embeddings=False)
+    held = {(v.memory_id, v.search_text) for v in stored}
+    for version in adds:
+        if (version.memory_id, version.search_text) not in held:
+            version.search_text = None

@@ -77,3 +77,14 @@ def absent_ids(refs: set[tuple[str, str]], stored: Container[tuple[str, str]],
     the run's snapshot (or never written). Its run record must not name them."""
     created = {entry.get("id") for entry in journal}
     return {rid for kind, rid in refs if (kind, rid) not in stored and rid not in created}
+
+
+# How much of an earlier turn a message's search text holds (``writer/search_text.py``).
+NEIGHBOUR_CHARS = 2_000
+
+
+def neighbour_texts(said: list[str]) -> list[str]:
+    """What of each forgotten message another message's search text may hold: the stores reset
+    every search text holding one of these, so a forgotten message is not found through (or
+    kept in) its neighbours."""
+    return list(dict.fromkeys(t[:NEIGHBOUR_CHARS] for t in said if t.strip()))

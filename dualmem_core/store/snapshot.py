@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..errors import InvalidInput
+from .forgetting import neighbour_texts
 from .models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, UserGraph
 
 TABLES = ("episodes", "memories", "versions", "entities", "edges")
@@ -135,9 +136,10 @@ def user_snapshot_folders(root: Path, user_id: str) -> list[Path]:
 
 
 def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
-                    everything: bool = False) -> int:
+                    everything: bool = False, said: list[str] = ()) -> int:
     """Take forgotten records out of every snapshot of the user under ``roots``: rows with a
-    deleted id, versions of deleted memories, edges touching deleted records. With
+    deleted id, versions of deleted memories, edges touching deleted records, and the search
+    texts that hold one of the forgotten messages ``said`` (as the stores reset them). With
     ``everything`` the user's snapshot folders go entirely. Returns how many files changed.
 
     Each file is rewritten to a temporary name and renamed over the old one, so a crash leaves
@@ -152,11 +154,30 @@ def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
                 continue
             for table in TABLES:
                 changed += _scrub_file(folder / f"{table}.parquet", table, deleted_ids)
+            changed += _scrub_search_texts(folder / "versions.parquet", neighbour_texts(list(said)))
         if everything:
             for name in dict.fromkeys((user_id, user_id.replace("/", "_"))):
                 if (root / name).is_dir() and not any((root / name).iterdir()):
                     (root / name).rmdir()
     return changed
+
+
+def _scrub_search_texts(path: Path, said: list[str]) -> int:
+    if not path.exists() or not said:
+        return 0
+    data = pq.read_table(path)
+    if "search_text" not in data.column_names:
+        return 0
+    column = data["search_text"].to_pylist()
+    kept = [None if t is not None and any(s in t for s in said) else t for t in column]
+    if kept == column:
+        return 0
+    index = data.column_names.index("search_text")
+    data = data.set_column(index, "search_text", pa.array(kept, data.schema.field(index).type))
+    temporary = path.with_suffix(".parquet.tmp")
+    pq.write_table(data, temporary)
+    os.replace(temporary, path)
+    return 1
 
 
 def _scrub_file(path: Path, table: str, deleted: set[str]) -> int:

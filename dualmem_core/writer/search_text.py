@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections import deque
 from datetime import datetime
 
+from ..store.forgetting import NEIGHBOUR_CHARS  # forget resets search texts holding this much
 from ..store.validate import MAX_TEXT_CHARS
 
 PREVIOUS = 2  # earlier turns of the session indexed with a message
-_NEIGHBOUR_CHARS = 2_000  # of each earlier turn: context, not a second copy of a long message
 
 
 class RecentTurns:
@@ -39,7 +39,7 @@ class RecentTurns:
         """The message's search text, then this message becomes the newest earlier turn. None
         when it would add nothing or not fit (the store then indexes the text itself)."""
         head = f"{speaker}: {text}" if speaker else text  # no name for a bare role: see the Writer
-        earlier = [t[:_NEIGHBOUR_CHARS] for t in reversed(self.turns)]
+        earlier = [t[:NEIGHBOUR_CHARS] for t in reversed(self.turns)]
         self.turns.append(text)
         out = " ".join([f"{head} ({at.day} {at:%B %Y})", head, *earlier])
         return out if len(out) <= MAX_TEXT_CHARS else None

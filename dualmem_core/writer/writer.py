@@ -485,7 +485,9 @@ class Writer:
         self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
         caches = [c for c in (getattr(self.embedder, "cache", None),
                               getattr(getattr(self.extractor, "llm", None), "cache", None)) if c is not None]
-        texts = self._texts_to_forget(user_id, source_ids, memory_id, everything) if caches else []
+        # The texts are also what later messages' search texts may hold (``search_text.py``).
+        texts = [] if everything and not caches else self._texts_to_forget(user_id, source_ids, memory_id,
+                                                                            everything)
         if everything:
             receipt = self.store.delete_user(user_id)
         else:
@@ -495,7 +497,7 @@ class Writer:
             for text in texts:
                 cache.delete_matching(text)
         deleted = receipt.deleted_ids if isinstance(receipt, ForgetReceipt) else set()
-        scrub_snapshots(snapshot_dirs(), user_id, deleted, everything=everything)
+        scrub_snapshots(snapshot_dirs(), user_id, deleted, everything=everything, said=texts)
         return receipt
 
     def _texts_to_forget(self, user_id: str, source_ids: Sequence[str] | None, memory_id: str | None,

@@ -32,7 +32,7 @@ from ...errors import ConflictError, DualmemError, NotFound, StoreConfigError, S
 from ...timeutil import FAR_FUTURE, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, rank_neighbours
-from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, neighbour_texts, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     EDGE_ENDPOINTS,
@@ -409,6 +409,15 @@ class Neo4jStore(Store):
             memories, entities, kept = select_forgotten(episodes, explicit, pairs)
             receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
                                     kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
+            said = [r["text"] for r in tx.run(
+                "MATCH (e:Episode) WHERE e.id IN $ids AND e.user_id = $user RETURN e.text AS text",
+                ids=receipt.episode_ids, user=user_id)]
+            # Later messages were indexed with the forgotten ones as context (``search_text``):
+            # they go back to being searched by their own text.
+            tx.run("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.search_text IS NOT NULL "
+                   "AND any(t IN $texts WHERE v.search_text CONTAINS t) "
+                   "SET v.search_text = null, v.search = v.text",
+                   user=user_id, texts=neighbour_texts(said)).consume()
             for edge_type in EdgeType:
                 src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
                 for end in ("a", "b"):

@@ -19,7 +19,7 @@ from ...errors import ConflictError, NotFound, StoreConfigError, StoreNotFound, 
 from ...timeutil import from_micros, to_micros, utcnow
 from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, observations, rank_neighbours
-from ..forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
+from ..forgetting import ForgetReceipt, absent_ids, neighbour_texts, redact_run, select_forgotten
 from ..lease import Lease
 from ..models import (
     Edge,
@@ -467,6 +467,10 @@ class SQLiteStore(Store):
             receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
                                     kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
             gone = json.dumps(sorted(episodes | memories | entities))
+            said = [r[0] for r in conn.execute(
+                "SELECT text FROM episodes WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
+                (user_id, gone)).fetchall()]
+            self._unindex_neighbours(conn, user_id, said)
             receipt.edges = conn.execute(
                 "DELETE FROM edges WHERE user_id = ? AND (src_id IN (SELECT value FROM json_each(?)) "
                 "OR dst_id IN (SELECT value FROM json_each(?)))", (user_id, gone, gone)).rowcount
@@ -488,6 +492,19 @@ class SQLiteStore(Store):
         self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._drop_cache(user_id)
         return receipt
+
+    @staticmethod
+    def _unindex_neighbours(conn: sqlite3.Connection, user_id: str, said: list[str]) -> None:
+        """Later messages were indexed with the forgotten ones as context (``search_text``):
+        they go back to being searched by their own text, in the table and in FTS5."""
+        rows = {rid: (text, uid) for t in neighbour_texts(said) for rid, text, uid in conn.execute(
+            "SELECT rid, text, user_id FROM versions WHERE user_id = ? AND search_text IS NOT NULL "
+            "AND instr(search_text, ?) > 0", (user_id, t)).fetchall()}
+        for rid, (text, uid) in rows.items():
+            conn.execute("UPDATE versions SET search_text = NULL WHERE rid = ?", (rid,))
+            conn.execute("DELETE FROM versions_fts WHERE rowid = ?", (rid,))
+            conn.execute("INSERT INTO versions_fts (rowid, text, user_key) VALUES (?, ?, 'u' || hex(?))",
+                         (rid, text, uid))
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
         with self._tx() as conn:
