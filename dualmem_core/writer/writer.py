@@ -175,12 +175,12 @@ class Writer:
             per_fact = [mentioned_entities(f) for f in facts]
             # A speaker that is only the role ("user") names nobody: it would match every question.
             named = message.speaker if message.speaker != message.role else None
-            search = recent.search_text(message.text, named, message.at)
-            if message.role in ASSISTANT_ROLES:
-                # The agent's own replies ("Congratulations, Lou!") are searched by their words
-                # alone: with the user's turns around them they outranked what the user said.
-                # They still give the user's next message its context (the question it answers).
-                search = None
+            # The agent's own replies ("Congratulations, Lou!") are searched by their words alone:
+            # with the user's turns around them they outranked what the user said. They still
+            # give the user's next message its context (the question it answers).
+            search = (None if message.role in ASSISTANT_ROLES
+                      else recent.search_text(message.text, named, message.at))
+            recent.heard(message.text)
             candidates = [(self._observation(user_id, message, agent_id, session_id, search),
                            sum(per_fact, []))]
             candidates += [

@@ -497,14 +497,14 @@ class SQLiteStore(Store):
     def _unindex_neighbours(conn: sqlite3.Connection, user_id: str, said: list[str]) -> None:
         """Later messages were indexed with the forgotten ones as context (``search_text``):
         they go back to being searched by their own text, in the table and in FTS5."""
-        rows = {rid: (text, uid) for t in neighbour_texts(said) for rid, text, uid in conn.execute(
-            "SELECT rid, text, user_id FROM versions WHERE user_id = ? AND search_text IS NOT NULL "
-            "AND instr(search_text, ?) > 0", (user_id, t)).fetchall()}
-        for rid, (text, uid) in rows.items():
+        rows = dict(row for t in neighbour_texts(said) for row in conn.execute(
+            "SELECT rid, text FROM versions WHERE user_id = ? AND search_text IS NOT NULL "
+            "AND instr(search_text, ?) > 0", (user_id, t)).fetchall())
+        for rid, text in rows.items():
             conn.execute("UPDATE versions SET search_text = NULL WHERE rid = ?", (rid,))
             conn.execute("DELETE FROM versions_fts WHERE rowid = ?", (rid,))
             conn.execute("INSERT INTO versions_fts (rowid, text, user_key) VALUES (?, ?, 'u' || hex(?))",
-                         (rid, text, uid))
+                         (rid, text, user_id))
 
     def _delete_user(self, user_id: str) -> dict[str, int]:
         with self._tx() as conn:
