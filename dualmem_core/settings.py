@@ -5,6 +5,7 @@ default. The config file is TOML, found at ``--config PATH``, else ``DUALMEM_CON
 ``config.toml`` in the user's config directory (``~/.config/dualmem/`` on Linux) if it exists::
 
     store = "sqlite:////home/me/dualmem/memory.db"   # DUALMEM_STORE
+    store_cache_users = 64                            # DUALMEM_STORE_CACHE_USERS
     embedder = "hashing"                              # DUALMEM_EMBEDDER
 
     [llm]                # DUALMEM_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _MAX_RETRIES
@@ -32,9 +33,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DualmemError, ProviderConfigError
+from .errors import DualmemError, ProviderConfigError, StoreConfigError
 from .providers.config import ProviderConfig
 from .store import ENV_STORE, default_store_url
+from .store.lru import ENV_CACHE_USERS
 
 ENV_CONFIG = "DUALMEM_CONFIG"
 
@@ -42,6 +44,8 @@ ENV_CONFIG = "DUALMEM_CONFIG"
 _STR, _INT, _NUM = (str,), (int,), (int, float)
 FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
     "store": (ENV_STORE, _STR),
+    # users whose caches a long-lived process (serve, mcp --http) keeps; see store/lru.py
+    "store_cache_users": (ENV_CACHE_USERS, _INT),
     "embedder": ("DUALMEM_EMBEDDER", _STR),
     "llm.model": ("DUALMEM_LLM_MODEL", _STR),
     "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
@@ -70,6 +74,7 @@ class Settings:
     config: ProviderConfig
     config_file: Path | None = None
     origins: dict[str, str] = field(default_factory=dict)  # variable name -> "flag", "environment", ...
+    store_cache_users: int | None = None  # None: the store's default (or its environment variable)
 
 
 def default_config_path() -> Path:
@@ -158,7 +163,13 @@ def resolve_settings(
     store_url = merged.get(ENV_STORE, "").strip()
     if not store_url:
         store_url, origins[ENV_STORE] = default_store_url(), "default"
-    return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")})
+    users = merged.get(ENV_CACHE_USERS, "").strip()
+    if users and not (users.isdigit() and int(users) >= 1):  # said now, not when a server opens the store
+        raise StoreConfigError(_with_origin(
+            f"{ENV_CACHE_USERS}={users!r} should be a whole number of users, at least 1", origins))
+    users_bound = int(users) if users else None
+    return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
+                    users_bound)
 
 
 def _with_origin(message: str, origins: Mapping[str, str]) -> str:
@@ -190,5 +201,6 @@ def provider_environ(settings: Settings) -> dict[str, str]:
         "DUALMEM_EMBED_BATCH_SIZE": c.embed_batch_size,
         "DUALMEM_CACHE": c.cache_path,
         "DUALMEM_CACHE_MODE": c.cache_mode.value,
+        ENV_CACHE_USERS: settings.store_cache_users,
     }
     return {name: str(value) for name, value in values.items() if value is not None}

@@ -33,13 +33,13 @@ can miss is a neighbour in a group not searched.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
 import neo4j
 import numpy as np
 
 from ..blas import one_thread
 from ..clusters import HeadGroups
+from ..lru import LeastRecent
 from ..principal import fit_basis, grow, with_rest
 from .rows import FAR_CYPHER
 
@@ -268,7 +268,7 @@ class VectorCache:
     def __init__(self, dimension: int, max_rows: int = 400_000):
         self.dimension = dimension
         self.max_rows = max_rows  # about 600 MB at 384 dimensions; the user in use always stays
-        self._users: OrderedDict[str, UserVectors] = OrderedDict()
+        self._users: LeastRecent[str, UserVectors] = LeastRecent(max_weight=max_rows, weigh=_rows)
         self._lock = threading.Lock()
 
     def entry(self, user_id: str) -> UserVectors:
@@ -276,11 +276,7 @@ class VectorCache:
             entry = self._users.get(user_id)
             if entry is None:
                 entry = self._users[user_id] = UserVectors(self.dimension, None, -1)
-            self._users.move_to_end(user_id)
-            total = sum(e.rows for e in self._users.values())
-            while total > self.max_rows and len(self._users) > 1:
-                _, evicted = self._users.popitem(last=False)
-                total -= evicted.rows
+            self._users.trim()  # the others' rows grew since they were put in
             return entry
 
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
@@ -323,6 +319,10 @@ class VectorCache:
     def forget(self, user_id: str) -> None:
         with self._lock:
             self._users.pop(user_id, None)
+
+
+def _rows(entry: UserVectors) -> int:
+    return entry.rows
 
 
 def _resync(tx: neo4j.ManagedTransaction, user_id: str,

@@ -21,6 +21,8 @@ from .. import changes as ch
 from ..base import DEFAULT_DIMENSION, Store, observations, rank_neighbours
 from ..forgetting import ForgetReceipt, absent_ids, neighbour_texts, redact_run, select_forgotten
 from ..lease import Lease
+from ..lru import LeastRecent
+from ..lru import cache_users as _cache_users
 from ..models import (
     Edge,
     EdgeType,
@@ -85,7 +87,7 @@ class SQLiteStore(Store):
     """One local file; safe to share between threads (each thread gets its own connection)."""
 
     def __init__(self, path: str | Path, dimension: int | None = None, *, create: bool = True,
-                 busy_timeout: float = 30.0):
+                 busy_timeout: float = 30.0, cache_users: int | None = None):
         self.path = Path(path).expanduser()
         self.created = not self.path.exists()
         if self.created and not create:
@@ -99,9 +101,12 @@ class SQLiteStore(Store):
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._caches: dict[str, UserVectors] = {}
-        self._texts: dict[str, UserText] = {}  # full-text postings, like the vector cache
-        self._kept: dict[str, KeptReads] = {}  # recall's provenance, hub counts and hit rows, likewise
+        # Per-user caches, each bounded to the most recently used users (lru.py): a long-lived
+        # server sees many users, and an evicted one is simply read again on its next use.
+        self.cache_users = bound = _cache_users(cache_users)
+        self._caches: LeastRecent[str, UserVectors] = LeastRecent(bound)
+        self._texts: LeastRecent[str, UserText] = LeastRecent(bound)  # full-text postings
+        self._kept: LeastRecent[str, KeptReads] = LeastRecent(bound)  # recall's provenance, hit rows
         self._counts_written = 0  # commits of recall counts: a hit row read across one is not kept
         self._tokenizer: Tokenizer | None = None
         self._checkpointer = Checkpointer(self.path)
