@@ -116,11 +116,19 @@ def configured_snapshot_dir() -> Path | None:
     return Path(configured) if configured else None
 
 
+# Where a run's Dagster asset outputs (pickled decisions, texts included) sit in its snapshot
+# folder (dualmem_pipeline's IO manager): pickles cannot be redacted, so a forget deletes them.
+DECISIONS = "decisions"
+
+
 def snapshot_dirs(*extra: str | Path | None) -> list[Path]:
     """Where snapshots of users live: ``DUALMEM_SNAPSHOT_DIR`` (the Dagster pipeline writes there
-    when it is set) and any folders given (an Editor's ``snapshot_dir``), existing ones only."""
+    when it is set), else ``$DAGSTER_HOME/storage/snapshots`` (where it writes then), and any
+    folders given (an Editor's ``snapshot_dir``), existing ones only."""
     configured = os.environ.get(ENV_SNAPSHOT_DIR, "").strip()
-    found = [Path(p) for p in (configured, *extra) if p]
+    home = os.environ.get("DAGSTER_HOME", "").strip()
+    dagster = str(Path(home) / "storage" / "snapshots") if home else ""
+    found = [Path(p) for p in (configured, dagster, *extra) if p]
     return [p for p in dict.fromkeys(p.resolve() for p in found) if p.is_dir()]
 
 
@@ -139,7 +147,8 @@ def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
                     everything: bool = False, said: list[str] = ()) -> int:
     """Take forgotten records out of every snapshot of the user under ``roots``: rows with a
     deleted id, versions of deleted memories, edges touching deleted records, and the search
-    texts that hold one of the forgotten messages ``said`` (as the stores reset them). With
+    texts that hold one of the forgotten messages ``said`` (as the stores reset them), and the
+    run's pickled decisions (``DECISIONS``: an Editor run in flight reruns its stages). With
     ``everything`` the user's snapshot folders go entirely. Returns how many files changed.
 
     Each file is rewritten to a temporary name and renamed over the old one, so a crash leaves
@@ -155,6 +164,9 @@ def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
             for table in TABLES:
                 changed += _scrub_file(folder / f"{table}.parquet", table, deleted_ids)
             changed += _scrub_search_texts(folder / "versions.parquet", neighbour_texts(list(said)))
+            if (deleted_ids or said) and (folder / DECISIONS).is_dir():
+                changed += sum(1 for f in (folder / DECISIONS).iterdir() if f.is_file())
+                shutil.rmtree(folder / DECISIONS)
         if everything:
             for name in dict.fromkeys((user_id, user_id.replace("/", "_"))):
                 if (root / name).is_dir() and not any((root / name).iterdir()):

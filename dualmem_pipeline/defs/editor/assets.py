@@ -22,6 +22,7 @@ from dagster import (
 from dualmem_core.editor import STAGES, Editor, EditorConfig, Judge, StageResult, combine, run_stage
 from dualmem_core.store.changes import ChangeSet
 
+from ..io.run_folder import RunFolderIOManager
 from ..providers.resources import LLMResource
 from ..snapshot.assets import Snapshot, load_view
 from ..store.resources import StoreResource
@@ -66,6 +67,7 @@ def stage_asset(name: str) -> AssetsDefinition:
         group_name="editor",
         ins={"graph_snapshot": AssetIn(), **{b: AssetIn() for b in before}},
         kinds={"python"},
+        io_manager_def=RunFolderIOManager(),
     )
     def _stage(context: AssetExecutionContext, llm: LLMResource, **inputs: Any) -> StageResult:
         snapshot: Snapshot = inputs["graph_snapshot"]
@@ -82,7 +84,8 @@ stage_assets = [stage_asset(name) for name in STAGES]
 _ALL_STAGES = {"graph_snapshot": AssetIn(), **{name: AssetIn() for name in STAGES}}
 
 
-@asset(partitions_def=users_partitions, group_name="editor", ins=_ALL_STAGES, kinds={"python"})
+@asset(partitions_def=users_partitions, group_name="editor", ins=_ALL_STAGES, kinds={"python"},
+       io_manager_def=RunFolderIOManager())
 def change_set(context: AssetExecutionContext, **inputs: Any) -> ChangeSet:
     """Every stage's decisions folded into one change set for the user, checked before publish."""
     snapshot: Snapshot = inputs["graph_snapshot"]

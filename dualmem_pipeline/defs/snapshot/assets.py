@@ -12,6 +12,7 @@ from dualmem_core.editor import GraphView, new_run_id
 from dualmem_core.store.snapshot import write_snapshot
 from dualmem_core.timeutil import utcnow
 
+from ..io.run_folder import RunFolderIOManager
 from ..store.resources import StoreResource
 from ..users import users_partitions
 
@@ -45,7 +46,8 @@ def load_view(folder: str) -> GraphView:
     return GraphView.from_snapshot(folder)
 
 
-@asset(partitions_def=users_partitions, group_name="editor", kinds={"parquet"})
+@asset(partitions_def=users_partitions, group_name="editor", kinds={"parquet"},
+       io_manager_def=RunFolderIOManager())
 def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> Snapshot:
     """One user's whole graph (every version and edge) exported to Parquet for this run."""
     user_id = context.partition_key
