@@ -41,7 +41,7 @@ from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
 from dualmem_pipeline.defs.providers.resources import LLMResource
 from dualmem_pipeline.defs.rollback.jobs import rollback_job
-from dualmem_pipeline.defs.snapshot.assets import graph_snapshot
+from dualmem_pipeline.defs.snapshot.assets import EditorSoFar, graph_snapshot
 from dualmem_pipeline.defs.store.resources import StoreResource
 from dualmem_pipeline.defs.users import users_partitions
 
@@ -109,6 +109,15 @@ def test_definitions_load_the_whole_editor():
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
     assert defs.resolve_sensor_def("new_memories_sensor")
+
+
+def test_the_lineage_is_one_chain_left_to_right():
+    """Each asset reads only the one before it: seven edges among eight assets."""
+    graph = defs.resolve_asset_graph()
+    edges = sorted((p.to_user_string(), k.to_user_string())
+                   for k in graph.get_all_asset_keys() for p in graph.get(k).parent_keys)
+    chain = ["graph_snapshot", *STAGES, "change_set", "publish"]
+    assert edges == sorted(zip(chain, chain[1:], strict=False)) and len(edges) == 7
 
 
 def test_resources_come_from_the_environment_at_run_time(sqlite_url, tmp_path, monkeypatch):
@@ -226,15 +235,16 @@ def test_one_stage_reruns_alone_under_the_same_run_id(instance, sqlite_url):
     name="confidence",
     partitions_def=users_partitions,
     group_name="editor",
-    ins={name: AssetIn() for name in ("graph_snapshot", *STAGES[:-1])},
+    ins={"previous": AssetIn(STAGES[-2])},
 )
-def corrupt_confidence(**inputs) -> StageResult:
+def corrupt_confidence(previous: EditorSoFar) -> EditorSoFar:
     """A stage gone wrong: it links one of the user's memories to another user's, and reviews that."""
-    graph = read_snapshot(inputs["graph_snapshot"].folder)
+    graph = read_snapshot(previous.snapshot.folder)
     mine, theirs = graph.memories[0].id, "mem_of_another_user"
     ops = [ch.AddEdge(Edge(graph.user_id, EdgeType.SIMILAR_TO, mine, theirs)),
            ch.SetReviewState(theirs, "reviewed", expected="new")]
-    return StageResult("confidence", [Decision("relate", mine, "bug", theirs, {}, ops)])
+    wrong = StageResult("confidence", [Decision("relate", mine, "bug", theirs, {}, ops)])
+    return EditorSoFar(previous.snapshot, (*previous.results, wrong))
 
 
 def test_a_change_set_that_breaks_an_invariant_is_not_published(instance, sqlite_url):

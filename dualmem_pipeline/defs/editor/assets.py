@@ -1,7 +1,10 @@
 """The Editor's stages as assets, in order, then the combined change set and its publication.
 
-Every decision is made in ``dualmem_core.editor``; each asset here only loads its inputs, calls
-the core, and shows what was decided in the asset's metadata.
+Every decision is made in ``dualmem_core.editor``; each asset here only loads its input, calls
+the core, and shows what was decided in the asset's metadata. The assets form one chain,
+snapshot -> five stages -> change_set -> publish, each reading only the one before it (an
+``EditorSoFar`` carrying the snapshot and the results so far): rerunning a stage makes the
+later ones stale, as they read its result.
 """
 
 import importlib
@@ -20,11 +23,10 @@ from dagster import (
 )
 
 from dualmem_core.editor import STAGES, Editor, EditorConfig, Judge, StageResult, combine, run_stage
-from dualmem_core.store.changes import ChangeSet
 
 from ..io.run_folder import RunFolderIOManager
 from ..providers.resources import LLMResource
-from ..snapshot.assets import Snapshot, load_view
+from ..snapshot.assets import EditorSoFar, Snapshot, load_view
 from ..store.resources import StoreResource
 from ..users import users_partitions
 
@@ -55,8 +57,8 @@ def stage_metadata(result: StageResult, snapshot: Snapshot, judge: Judge) -> dic
 
 
 def stage_asset(name: str) -> AssetsDefinition:
-    """The asset of one stage: it reads the snapshot and the results of every stage before it."""
-    before = STAGES[: STAGES.index(name)]
+    """The asset of one stage: it reads the asset before it (the snapshot, for the first)."""
+    before = (["graph_snapshot", *STAGES])[STAGES.index(name)]
     # The stage module's own first docstring line says what it does: it shows in the UI.
     summary = importlib.import_module(f"dualmem_core.editor.{name}").__doc__.strip().splitlines()[0]
 
@@ -65,31 +67,30 @@ def stage_asset(name: str) -> AssetsDefinition:
         description=summary,
         partitions_def=users_partitions,
         group_name="editor",
-        ins={"graph_snapshot": AssetIn(), **{b: AssetIn() for b in before}},
+        ins={"previous": AssetIn(before)},
         kinds={"python"},
         io_manager_def=RunFolderIOManager(),
     )
-    def _stage(context: AssetExecutionContext, llm: LLMResource, **inputs: Any) -> StageResult:
-        snapshot: Snapshot = inputs["graph_snapshot"]
+    def _stage(context: AssetExecutionContext, llm: LLMResource, previous: Any) -> EditorSoFar:
+        so_far = EditorSoFar(previous) if isinstance(previous, Snapshot) else previous
         judge = Judge(llm.llm)
-        prior = [inputs[b] for b in before]
-        result = run_stage(name, load_view(snapshot.folder), prior, EditorConfig(), judge)
-        context.add_output_metadata(stage_metadata(result, snapshot, judge))
-        return result
+        view = load_view(so_far.snapshot.folder)
+        result = run_stage(name, view, list(so_far.results), EditorConfig(), judge)
+        context.add_output_metadata(stage_metadata(result, so_far.snapshot, judge))
+        return EditorSoFar(so_far.snapshot, (*so_far.results, result))
 
     return _stage
 
 
 stage_assets = [stage_asset(name) for name in STAGES]
-_ALL_STAGES = {"graph_snapshot": AssetIn(), **{name: AssetIn() for name in STAGES}}
 
 
-@asset(partitions_def=users_partitions, group_name="editor", ins=_ALL_STAGES, kinds={"python"},
-       io_manager_def=RunFolderIOManager())
-def change_set(context: AssetExecutionContext, **inputs: Any) -> ChangeSet:
+@asset(partitions_def=users_partitions, group_name="editor", ins={"so_far": AssetIn(STAGES[-1])},
+       kinds={"python"}, io_manager_def=RunFolderIOManager())
+def change_set(context: AssetExecutionContext, so_far: EditorSoFar) -> EditorSoFar:
     """Every stage's decisions folded into one change set for the user, checked before publish."""
-    snapshot: Snapshot = inputs["graph_snapshot"]
-    changes = combine(load_view(snapshot.folder), [inputs[name] for name in STAGES], snapshot.run_id)
+    snapshot = so_far.snapshot
+    changes = combine(load_view(snapshot.folder), list(so_far.results), snapshot.run_id)
     kinds = Counter(type(op).__name__ for op in changes.operations)
     context.add_output_metadata({
         **run_metadata(snapshot),
@@ -97,24 +98,18 @@ def change_set(context: AssetExecutionContext, **inputs: Any) -> ChangeSet:
         "groups": len({op.group for op in changes.operations}),
         "by_operation": MetadataValue.json(dict(sorted(kinds.items()))),
     })
-    return changes
+    return EditorSoFar(snapshot, so_far.results, changes)
 
 
-@asset(
-    partitions_def=users_partitions,
-    group_name="editor",
-    ins=_ALL_STAGES,
-    deps=[change_set],
-    kinds={"python"},
-)
-def publish(context: AssetExecutionContext, store: StoreResource, **inputs: Any) -> None:
+@asset(partitions_def=users_partitions, group_name="editor", ins={"checked": AssetIn("change_set")},
+       kinds={"python"})
+def publish(context: AssetExecutionContext, store: StoreResource, checked: EditorSoFar) -> None:
     """The change set applied to the store in one transaction under the run id (once per run)."""
-    snapshot: Snapshot = inputs["graph_snapshot"]
-    results: list[StageResult] = [inputs[name] for name in STAGES]
+    snapshot = checked.snapshot
     # Editor.publish combines the results again (the same operations as the checked change set
     # but for fresh ids of revised versions) and records the run's counts and touched ids.
     run = Editor(store.store).publish(
-        load_view(snapshot.folder), results, snapshot.run_id, snapshot=snapshot.folder,
+        load_view(snapshot.folder), list(checked.results), snapshot.run_id, snapshot=snapshot.folder,
         started_at=snapshot.taken_at,
     )
     context.add_output_metadata({

@@ -20,9 +20,8 @@ from dagster import (
 )
 
 from dualmem_core.editor.invariants import INVARIANTS, check_change_set
-from dualmem_core.store.changes import ChangeSet
 
-from ..snapshot.assets import Snapshot, load_view
+from ..snapshot.assets import EditorSoFar, load_view
 from ..users import users_partitions
 from .assets import change_set
 
@@ -34,7 +33,6 @@ SHOWN = 20  # violations listed in a check's metadata
         AssetCheckSpec(
             name,
             asset=change_set,
-            additional_deps=["graph_snapshot"],
             blocking=True,
             description=INVARIANTS[name],
             # A partitioned check loads only its user's change set; without it, every user's.
@@ -43,18 +41,18 @@ SHOWN = 20  # violations listed in a check's metadata
         )
         for name in INVARIANTS
     ],
-    ins={"change_set": AssetIn(), "graph_snapshot": AssetIn()},
+    ins={"checked": AssetIn("change_set")},
 )
 def change_set_invariants(
-    context: AssetCheckExecutionContext, change_set: ChangeSet, graph_snapshot: Snapshot
+    context: AssetCheckExecutionContext, checked: EditorSoFar
 ) -> Iterator[AssetCheckResult]:
     """The change set applied to the snapshot in memory, and every invariant checked on the result."""
     user_id = context.op_execution_context.partition_key
-    found = check_change_set(load_view(graph_snapshot.folder).graph, change_set, user_id)
+    found = check_change_set(load_view(checked.snapshot.folder).graph, checked.changes, user_id)
     for name in INVARIANTS:
         caused = [v for v in found[name] if not v.preexisting]
         metadata: dict[str, Any] = {
-            "editor_run_id": change_set.run_id,
+            "editor_run_id": checked.snapshot.run_id,
             "caused_by_run": len(caused),
             "preexisting": len(found[name]) - len(caused),
             "violations": MetadataValue.json(

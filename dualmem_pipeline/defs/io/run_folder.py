@@ -16,8 +16,6 @@ from dagster import ConfigurableIOManager, DagsterInstance, InputContext, Output
 
 from dualmem_core.store.snapshot import DECISIONS
 
-SNAPSHOT_ASSET = "graph_snapshot"
-
 
 class RunFolderIOManager(ConfigurableIOManager):
     """Pickles each output into its Editor run's snapshot folder; a forget deletes them there."""
@@ -28,11 +26,8 @@ class RunFolderIOManager(ConfigurableIOManager):
     def handle_output(self, context: OutputContext, obj: object) -> None:
         asset, partition = context.asset_key.to_user_string(), context.asset_partition_key
         instance = context.step_context.instance
-        # The snapshot names its run's folder; every later asset writes into the folder of the
-        # partition's latest snapshot, the one it read (a rerun stage reuses that run).
-        folder = Path(obj.folder) if asset == SNAPSHOT_ASSET else self._path(
-            instance, SNAPSHOT_ASSET, partition).parent.parent
-        path = folder / DECISIONS / f"{asset}.pickle"
+        # A Snapshot names its run's folder; every later output carries the snapshot it read.
+        path = Path(getattr(obj, "snapshot", obj).folder) / DECISIONS / f"{asset}.pickle"
         _write(path, pickle.dumps(obj))
         _write(self._pointer(instance, asset, partition), str(path).encode())
         context.add_output_metadata({"stored_in": str(path)})

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from dagster import AssetExecutionContext, MetadataValue, asset
 
-from dualmem_core.editor import GraphView, new_run_id
+from dualmem_core.editor import GraphView, StageResult, new_run_id
+from dualmem_core.store.changes import ChangeSet
 from dualmem_core.store.snapshot import write_snapshot
 from dualmem_core.timeutil import utcnow
 
@@ -38,6 +39,17 @@ def snapshot_root(context: AssetExecutionContext) -> Path:
     if configured:
         return Path(configured)
     return Path(context.instance.storage_directory()) / "snapshots"
+
+
+@dataclass(frozen=True)
+class EditorSoFar:
+    """What each asset after the snapshot passes on: the snapshot, every stage result so far
+    and, from ``change_set`` on, the combined change set. Each stage reads only the asset
+    before it, so the lineage is one chain, and every asset of a run holds the same run id."""
+
+    snapshot: Snapshot
+    results: tuple[StageResult, ...] = ()
+    changes: ChangeSet | None = None
 
 
 @lru_cache(maxsize=2)
