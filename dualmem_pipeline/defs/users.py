@@ -31,3 +31,14 @@ def usable_partition_key(user_id: str) -> bool:
     except InvalidInput:
         return False
     return True
+
+
+def one_run_per_user(instance: DagsterInstance) -> bool:
+    """Whether the instance queues a user's second run behind the first (``dagster.yaml``'s
+    run_queue): Dagster reads that file from DAGSTER_HOME when it is set, not from this folder."""
+    try:
+        limits = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits
+    except Exception:  # no run queue at all (another run coordinator): no such limit either
+        return False
+    return any(limit.get("key") == "dagster/partition" and limit.get("limit") == 1
+               and (limit.get("value") or {}).get("applyLimitPerUniqueValue") for limit in limits)

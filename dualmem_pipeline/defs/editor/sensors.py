@@ -2,6 +2,10 @@
 
 "Since the last run" is measured against the memory count the latest ``graph_snapshot`` of the
 user recorded, so a run from any trigger (this sensor, the nightly schedule, the UI) resets it.
+
+The sensor is on from the first start (``default_status``): its first tick adds a partition for
+every user already in the store (after ``dualmem demo`` or an import), so there is something to
+run without adding partitions by hand. It can be switched off in the UI like any sensor.
 """
 
 import os
@@ -10,6 +14,7 @@ from dagster import (
     AssetKey,
     AssetRecordsFilter,
     DagsterInstance,
+    DefaultSensorStatus,
     RunRequest,
     SensorEvaluationContext,
     SensorResult,
@@ -17,7 +22,7 @@ from dagster import (
 )
 
 from ..store.resources import StoreResource
-from ..users import editor_run_in_flight, usable_partition_key, users_partitions
+from ..users import editor_run_in_flight, one_run_per_user, usable_partition_key, users_partitions
 from .jobs import editor_job
 
 DEFAULT_NEW_MEMORIES = 20
@@ -39,10 +44,13 @@ def memories_at_last_snapshot(instance: DagsterInstance, user_id: str) -> int:
     return int(value.value) if value is not None else 0
 
 
-@sensor(job=editor_job, minimum_interval_seconds=60)
+@sensor(job=editor_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
 def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) -> SensorResult:
     """Adds a partition per new user; requests a user's run once N memories arrived since the last."""
     threshold = new_memories_threshold()
+    if not one_run_per_user(context.instance):  # said at every tick until fixed: runs may overlap
+        context.log.warning("this Dagster instance does not limit runs to one per user: with "
+                             "DAGSTER_HOME set, copy dualmem's dagster.yaml into $DAGSTER_HOME")
     known = set(context.instance.get_dynamic_partitions(users_partitions.name))
     users = [u for u in store.store.list_users() if usable_partition_key(u)]
     requests = []
