@@ -14,7 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from ..app import open_services
 from ..errors import (
@@ -27,6 +27,7 @@ from ..errors import (
     StoreUnavailable,
     TenantViolation,
 )
+from .docs import docs_page
 from .middleware import BodySizeLimit, InternalErrors
 from .routes import health, router
 
@@ -75,11 +76,17 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
         finally:
             services.close()
 
-    app = FastAPI(title="dualmem", version=_version(), description=DESCRIPTION, lifespan=lifespan)
+    # FastAPI's /docs and /redoc load their assets from a CDN (blank offline): docs.py's page instead.
+    app = FastAPI(title="dualmem", version=_version(), description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     app.include_router(router)
     app.include_router(health)
     app.add_middleware(InternalErrors)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(docs_page(app.openapi()))
 
     @app.exception_handler(DualmemError)
     async def dualmem_error(request: Request, exc: DualmemError) -> JSONResponse:
