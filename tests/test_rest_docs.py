@@ -44,7 +44,7 @@ def test_docs_show_every_operation_and_schema(client) -> None:
     for name in spec["components"]["schemas"]:
         assert f"id='schema-{name}'" in page
     assert "href='#schema-RememberIn'" in page  # a body's schema links to its fields
-    assert "source_id" in page
+    assert "source_id" in page and "Example:" in page  # RememberIn's example body
 
 
 def test_no_cdn_page_is_left_behind(client) -> None:

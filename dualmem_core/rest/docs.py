@@ -8,6 +8,7 @@ HTML and CSS with no script. ``/openapi.json`` stays for tools (and an online Sw
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
@@ -60,9 +61,11 @@ def _schema(name: str, schema: dict[str, Any]) -> str:
     required = set(schema.get("required", []))
     rows = [[f"<code>{escape(field)}</code>", _type(prop), "yes" if field in required else "no",
              escape(prop.get("description", ""))] for field, prop in schema.get("properties", {}).items()]
+    examples = "".join(f"<p>Example:</p><pre>{escape(json.dumps(e, indent=2))}</pre>"
+                       for e in schema.get("examples", [])[:1])
     return (f"<h3 id='schema-{escape(name, quote=True)}'>{escape(name)}</h3>"
             f"<p>{escape(schema.get('description', ''))}</p>"
-            + (_table(["field", "type", "required", "description"], rows) if rows else ""))
+            + (_table(["field", "type", "required", "description"], rows) if rows else "") + examples)
 
 
 def _type(schema: dict[str, Any]) -> str:
