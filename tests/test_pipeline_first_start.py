@@ -66,3 +66,25 @@ def test_with_dagster_home_set_the_copied_file_applies(tmp_path, monkeypatch, ca
     (home / "dagster.yaml").write_text(SHIPPED.read_text())
     with DagsterInstance.get() as instance:
         assert one_run_per_user(instance) and not instance.telemetry_enabled
+
+
+def test_partitions_can_be_added_for_the_dagster_cli_without_a_tick(tmp_path, monkeypatch, capsys) -> None:
+    from dualmem_pipeline.defs import users
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    assert users.main() == 2
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(SHIPPED.read_text())
+    url = f"sqlite:///{tmp_path / 'memory.db'}"
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("DUALMEM_STORE", url)
+    with open_store(url, dimension=DIM) as store:
+        Writer(store, embedder=HashingEmbedder(DIM)).remember("Hi.", user_id="ana")
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions("users", ["old"])
+    assert users.main() == 0
+    assert "1 partition(s) added, 1 user(s) in the store: ana" in capsys.readouterr().out
+    assert users.main() == 0 and "0 partition(s) added" in capsys.readouterr().out  # idempotent
+    with DagsterInstance.get() as instance:
+        assert sorted(instance.get_dynamic_partitions("users")) == ["ana", "old"]

@@ -42,3 +42,44 @@ def one_run_per_user(instance: DagsterInstance) -> bool:
         return False
     return any(limit.get("key") == "dagster/partition" and limit.get("limit") == 1
                and (limit.get("value") or {}).get("applyLimitPerUniqueValue") for limit in limits)
+
+
+def sync_partitions(instance: DagsterInstance, user_ids: list[str]) -> list[str]:
+    """Add a partition for each stored user the instance lacks; the ones added, in order."""
+    known = set(instance.get_dynamic_partitions(users_partitions.name))
+    added = [u for u in dict.fromkeys(user_ids) if u not in known and usable_partition_key(u)]
+    if added:
+        instance.add_dynamic_partitions(users_partitions.name, added)
+    return added
+
+
+def main() -> int:
+    """``python -m dualmem_pipeline.defs.users``: the sensor's partitions, added now, to the instance
+    in DAGSTER_HOME, for ``dagster asset materialize --partition <user>`` before any sensor tick.
+    (Without DAGSTER_HOME, ``dagster dev`` keeps its instance in a folder deleted at exit: there is
+    nothing to add to, and the sensor's first tick does it.)"""
+    import os
+    import sys
+
+    from dualmem_core import open_store
+    from dualmem_core.errors import DualmemError
+    from dualmem_core.settings import resolve_settings
+
+    if not os.environ.get("DAGSTER_HOME"):
+        print("DAGSTER_HOME is not set: no Dagster instance to add partitions to", file=sys.stderr)
+        return 2
+    try:
+        with open_store(resolve_settings().store_url, create=False) as store:
+            users = store.list_users()
+    except DualmemError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    with DagsterInstance.get() as instance:
+        added = sync_partitions(instance, users)
+    print(f"{len(added)} partition(s) added, {len(users)} user(s) in the store" + (
+        f": {', '.join(added)}" if added else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
