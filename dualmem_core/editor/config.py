@@ -15,6 +15,11 @@ class EditorConfig:
     paraphrase_overlap: float = 0.5  # a paraphrase shares at least half its content words
     grey_cosine: float = 0.80  # close but unproven: asked of the LLM when there is one
 
+    # Supersede, updates in the user's own words (``replaced.py``): a later message with a word
+    # of change and no proof in shared words or facts, embedding at least this close to an
+    # earlier one, goes to the LLM when there is one (and otherwise both stay).
+    update_grey_cosine: float = 0.50
+
     # Resolve entities: names sharing this much of their letter trigrams (a typo, a spacing)
     # look alike and go to the grey band; they never merge on spelling alone.
     name_similarity: float = 0.6

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..errors import CacheMiss, DualmemError
 from ..prompts import editor_judge as prompt
+from ..prompts import editor_update
 from ..providers.llm import LLM, Usage, failure_kind
 
 log = logging.getLogger(__name__)
@@ -36,8 +37,26 @@ class Judge:
             verdicts += self._ask(stage, kind, pairs[start : start + BATCH])
         return verdicts
 
-    def _ask(self, stage: str, kind: str, pairs: list[tuple[str, str]]) -> list[bool | None]:
-        chat = [
+    def replaces(self, stage: str, pairs: list[tuple[str, str]]) -> list[bool | None]:
+        """For each (earlier message, later message): whether the later changes or ends what
+        the earlier said (True/False from the model), None without one."""
+        if self.llm is None or not pairs:
+            return [None] * len(pairs)
+        verdicts: list[bool | None] = []
+        for start in range(0, len(pairs), BATCH):
+            chunk = pairs[start : start + BATCH]
+            chat = [
+                {"role": "system", "content": editor_update.SYSTEM},
+                {"role": "user",
+                 "content": editor_update.user_prompt([(i, a, b) for i, (a, b) in enumerate(chunk)])},
+            ]
+            verdicts += self._ask(stage, "Update", chunk, chat)
+        return verdicts
+
+    def _ask(
+        self, stage: str, kind: str, pairs: list[tuple[str, str]], chat: list[dict] | None = None
+    ) -> list[bool | None]:
+        chat = chat or [
             {"role": "system", "content": prompt.SYSTEM},
             {
                 "role": "user",

@@ -31,7 +31,7 @@ def _copies(prior: list[StageResult]) -> dict[str, str]:
 
 _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge], StageResult]] = {
     "dedupe": lambda view, prior, config, judge: deduplicate(view, config, judge),
-    "supersede": lambda view, prior, config, judge: supersede(view, _copies(prior)),
+    "supersede": lambda view, prior, config, judge: supersede(view, _copies(prior), config, judge),
     "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),

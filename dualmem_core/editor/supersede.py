@@ -16,6 +16,10 @@ Multi-valued predicates (likes, has a pet, visited) never supersede on a differe
 any predicate, a negated fact ("doesn't eat meat anymore") ends the same positive fact that
 held when it was said, and a status of having no partner ("user is single", told for "we broke
 up") ends the partner or marriage that held when it began (``ENDED_BY_STATUS``).
+
+Then the user's own messages, triple or not (``replaced.py``): a later message that changes
+what an earlier one said supersedes it ("left the bakery!!" ends "work at a bakery"), and a
+message saying a fact changed ends that fact too; the chain keeps such an ending.
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ from datetime import datetime, timedelta
 
 from ..store import EdgeType
 from ..store import changes as ch
+from ..store.models import WRITER
 from ..writer import predicates
+from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
+from .judge import Judge
+from .replaced import replaced
 from .stints import Interval, fact_slots, joined, original_interval, value_keys
 from .view import GraphView, object_key
 
@@ -45,9 +53,17 @@ ENDED_BY_STATUS = {
 }
 
 
-def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageResult:
+def supersede(
+    view: GraphView,
+    copies: dict[str, str] | None = None,
+    config: EditorConfig | None = None,
+    judge: Judge | None = None,
+) -> StageResult:
     """``copies``: copy -> canonical, the memories the dedupe stage of this run folds away
-    (left out here; their validity counts as evidence for their canonical)."""
+    (left out here; their validity counts as evidence for their canonical).
+
+    Then the user's messages: a later one that changes what an earlier one said supersedes it,
+    with or without a triple (``replaced.py``)."""
     result = StageResult(STAGE)
     copies = copies or {}
     copies_of: dict[str, list[str]] = defaultdict(list)
@@ -63,8 +79,11 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
     groups = fact_slots(view, leave_out=set(copies))
     new = set(view.new_memory_ids()) | {copies[c] for c in copies}  # a canonical given a repeat
     existing = defaultdict(set)  # older memory -> memories with an open SUPERSEDES edge to it
+    told_ended: dict[str, set[str]] = defaultdict(set)  # fact -> messages that said it changed
     for e in view.open_edges(EdgeType.SUPERSEDES):
         existing[e.dst_id].add(e.src_id)
+        if e.src_id in view.current and view.memories[e.src_id].kind == "observation":
+            told_ended[e.dst_id].add(e.src_id)
     for (subject, predicate), members in groups.items():
         statuses = [
             m
@@ -79,13 +98,44 @@ def supersede(view: GraphView, copies: dict[str, str] | None = None) -> StageRes
             continue  # incremental: only groups something new arrived in
         nicknames = groups.get((subject, "nickname"), ())
         other_names = _other_names(view, nicknames) if predicate == "name" else set()
-        desired = _desired(view, members, evidence, statuses, other_names)
+        desired = _desired(view, members, evidence, statuses, other_names, told_ended)
         for memory_id in members:
             status, valid, successors = desired[memory_id]
             decision = _decide(view, memory_id, status, valid, successors, existing[memory_id])
             if decision is not None:
                 result.decisions.append(decision)
+    successors: dict[str, set[str]] = defaultdict(set)  # fact -> facts superseding it after this run
+    for older, by in existing.items():
+        successors[older] |= by
+    for d in result.decisions:
+        if d.action == "supersede":
+            successors[d.subject] |= {op.edge.src_id for op in d.ops if isinstance(op, ch.AddEdge)}
+        elif d.action == "restore":
+            successors[d.subject].clear()
+    _fold(view, result, replaced(view, config or EditorConfig(), judge, successors))
     return result
+
+
+def _fold(view: GraphView, result: StageResult, told: list[Decision]) -> None:
+    """Add the decisions about messages. One that only follows a fact decision of this run (the
+    message that told the fact, superseded by the message that told its successor, or restored
+    with it) joins that decision: one change, shown once, applied together."""
+    told_in = defaultdict(set)  # memory -> the episodes the Writer linked it to
+    for e in view.open_edges(EdgeType.FROM):
+        if e.created_by == WRITER:
+            told_in[e.src_id].add(e.dst_id)
+    facts = [d for d in result.decisions if view.memories[d.subject].kind == "fact"]
+    for d in told:
+        host = next((
+            f for f in facts
+            if f.action == d.action and told_in[f.subject] & told_in[d.subject]
+            and (d.target is None or (f.target is not None and told_in[f.target] & told_in[d.target]))
+        ), None)
+        if host is None or d.action not in ("supersede", "restore"):
+            result.decisions.append(d)
+        else:
+            host.ops += d.ops
+            host.evidence["message"] = f"{d.reason}: {view.current[d.subject].text[:60]}"
 
 
 def _other_names(view: GraphView, nicknames: list[str]) -> set[str]:
@@ -102,12 +152,14 @@ def _same_person_named(values: dict[str, str], m: str, others: set[str]) -> bool
 def _desired(
     view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: list[str] = (),
     other_names: set[str] = frozenset(),
+    told_ended: dict[str, set[str]] | None = None,
 ) -> dict[str, tuple[str, Interval, set[str]]]:
     """memory -> (status, validity, memories that supersede it) the group should have.
 
     ``members`` come in chain order; a memory's evidence is the validity its tellings wrote;
     ``statuses`` are facts that end every value of the group holding when they begin;
-    ``other_names`` (for the ``name`` predicate) the subject's nicknames."""
+    ``other_names`` (for the ``name`` predicate) the subject's nicknames; ``told_ended`` the
+    messages that said a fact changed, with no triple (``replaced.py``): they end it too."""
     known = {m: evidence.get(m) or original_interval(view, m) for m in members}
     values = value_keys(view, members)
     out = {m: ("active", known[m], set()) for m in members}
@@ -138,6 +190,12 @@ def _desired(
             same = values[m] == values.get(n)
             if held and (same or not same_value_only):
                 out[m] = ("superseded", _ended(known[m], said), by | {n})
+    for m in positive:
+        for n in sorted((told_ended or {}).get(m, ())):
+            said = view.current[n].valid_from
+            status, valid, by = out[m]
+            if known[m][0] <= said:
+                out[m] = ("superseded", _ended(valid if status == "superseded" else known[m], said), by | {n})
     return out
 
 
