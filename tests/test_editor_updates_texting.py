@@ -203,3 +203,20 @@ def test_without_a_change_word_close_messages_stay_current(store):
     w, user = _load(store, [(0, "work at a bakery on gloucester rd"), (5, "bakery shifts all weekend ugh")])
     view = GraphView(store.export_graph(user))
     assert [d for d in replaced(view, EditorConfig(), Judge(None), {}) if d.ops] == []
+
+
+def test_an_ending_said_after_its_thing_ends_it_and_a_cat_in_the_flat_is_only_asked_about(store):
+    w, user = _load(store, [
+        (0, "me n theo r going strong, 2 yrs this summer"),
+        (1, "got a cat called tofu, she owns the flat"),
+        (30, "theo and i called it quits last nite. still mates"),
+        (40, "new flat has a balcony!!"),  # "new flat": the cat's flat? unproven without a model
+    ])
+    run = Editor(store).run(user)
+    msg = _messages(w, user)
+    assert _status(w, user, msg["m0"]) == "superseded"
+    assert w.history(msg["m0"], user_id=user).superseded_by == [msg["m2"]]
+    assert _status(w, user, msg["m1"]) == "active"
+    kept = [(d.subject, d.target, d.reason) for s in run.stages for d in s.decisions
+            if d.action == "kept_current"]
+    assert kept == [(msg["m1"], msg["m3"], "grey band, no model")]

@@ -73,13 +73,14 @@ INSTANT = timedelta(microseconds=1)
 STRONG = frozenset(
     """
 moved move moving relocated anymore no_longer left leaving quit quits quitting stopped stopping
-ended ending broke_up break_up split splitting divorced dumped ex former formerly
+ended ending broke_up break_up called_it_quit call_it_quit split splitting divorced dumped ex former formerly
 switched changed gave_up give_up giving_up replaced sold
 """.split()
 )
 # Two words that make one word of change ("broke up", not "the AC broke").
 _PHRASES = {("broke", "up"), ("break", "up"), ("gave", "up"), ("give", "up"), ("giving", "up"),
-            ("no", "longer")}
+            ("no", "longer"), ("called", "it"), ("call", "it"), ("called_it", "quit"),
+            ("call_it", "quit")}
 WEAK = frozenset("new now since".split())
 CHANGE = STRONG | WEAK
 # Words that say nothing about which thing a message is about, in any quantity.
@@ -89,10 +90,12 @@ NOT_TOPIC = frozenset(
 # Words of addition: the thing is multi-valued and growing ("a second cat", "pottery too").
 ADDITION = frozenset("second another too also both additional extra".split())
 # A change word says a change of what it stands next to, after it ("left the bakery", "new
-# flat"), or before it for the few said after their thing ("not veggie anymore", "dan and me
-# split up"); not of a word further along the clause ("drive to see her instead of flying").
+# flat"), or, for the few said after their thing, of the clause before it ("not veggie
+# anymore", "marco and i called it quits"); not of a word further along the clause.
 WINDOW = 3
-SAID_AFTER = frozenset("anymore no_longer split splitting broke_up break_up ended divorced".split())
+SAID_AFTER = frozenset(
+    "anymore no_longer split splitting broke_up break_up called_it_quit call_it_quit ended divorced".split()
+)
 # Only a message about one thing is made past as a whole: a longer one tells several, and
 # superseding it would hide the others (its facts stay, but recall shows the message).
 MAX_WORDS = 30
@@ -278,7 +281,7 @@ def _windows(clauses: list[tuple[str, ...]]) -> list[frozenset[str]]:
     for clause in clauses:
         for i, word in enumerate(clause):
             if word in CHANGE:
-                start = max(0, i - WINDOW) if word in SAID_AFTER else i
+                start = 0 if word in SAID_AFTER else i  # "marco and i called it quits"
                 out.append(frozenset(clause[start : i + WINDOW + 1]))
     return out
 
@@ -342,8 +345,9 @@ def _compare(
         if predicates.canonical(view.current[f].predicate or "") not in slot_names
         and not {_stem(w) for w in object_key(view.current[f].object).split()} & later.words
     ]
-    if untouched:
-        return False, evidence  # it also tells something the later message leaves alone
+    said_of = [w for w in _windows(later.clauses) if w & CHANGE and w & set(shared)]
+    if untouched:  # it also tells something the later message leaves alone: unless a model says
+        return (None if said_of and changes else False), evidence
     if slot:
         evidence.update(score=3 + cosine, rule="same slot, newer value")
         return True, evidence
@@ -357,7 +361,6 @@ def _compare(
         return None, evidence
     # A change word said of what both name: in one clause of the later message ("left the
     # bakery", "not veggie anymore"), not elsewhere ("from the studio, 2 months now").
-    said_of = [w for w in _windows(later.clauses) if w & CHANGE and w & set(shared)]
     strong = any(w & STRONG for w in said_of)
     said = frozenset().union(*said_of)
     # The earlier message's own single-valued facts whose value the change is said of ("leaving
