@@ -15,6 +15,8 @@ from conftest import DIM, vec
 from dagster import (
     AssetCheckSeverity,
     AssetIn,
+    AssetKey,
+    AssetRecordsFilter,
     DagsterRunStatus,
     EnvVar,
     SkipReason,
@@ -35,13 +37,13 @@ from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
 from dualmem_pipeline.definitions import build_definitions, defs, resources
-from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
+from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, stage_assets, text_of
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
 from dualmem_pipeline.defs.providers.resources import LLMResource
 from dualmem_pipeline.defs.rollback.jobs import rollback_job
-from dualmem_pipeline.defs.snapshot.assets import EditorSoFar, graph_snapshot
+from dualmem_pipeline.defs.snapshot.assets import EditorSoFar, graph_snapshot, load_view
 from dualmem_pipeline.defs.store.resources import StoreResource
 from dualmem_pipeline.defs.users import users_partitions
 
@@ -339,7 +341,51 @@ def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given
     assert all(v["tx_to"] == FAR_FUTURE for v in versions)
     assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
     [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
-    assert observation.event_specific_data.asset_observation.metadata["rolled_back"].value == run_id
+    assert observation.event_specific_data.asset_observation.metadata["rolled_back_run_id"].value == run_id
+
+
+def test_publish_shows_its_run_and_that_the_run_was_rolled_back(instance, sqlite_url):
+    """publish's page: the Editor run id it published, then an observation saying it was undone."""
+    say(sqlite_url, "u1", MOVE)
+    published = metadata(run_editor(instance, sqlite_url, "u1"), "publish")
+    run_id = published["editor_run_id"]
+    with open_store(sqlite_url, dimension=DIM) as store:
+        assert [r.run_id for r in store.list_runs("u1")] == [run_id]
+    rollback_job.execute_in_process(
+        run_config={"ops": {"rollback_editor_run": {"config": {"run_id": run_id}}}},
+        resources={"store": StoreResource(url=sqlite_url, dimension=DIM)}, instance=instance)
+    filter_ = AssetRecordsFilter(AssetKey("publish"), asset_partitions=["u1"])
+    [record] = instance.fetch_observations(filter_, limit=5).records
+    shown = {k: v.value for k, v in record.asset_observation.metadata.items()}
+    assert shown["rolled_back_run_id"] == run_id and shown["rollback_run_id"] != run_id
+    assert shown["operations"] == published["operations"] and shown["undone_counts"] == published["counts"]
+
+
+@pytest.mark.parametrize("texts", [False, True])
+def test_stage_samples_show_the_texts_of_the_memories_involved_when_asked(
+        instance, sqlite_url, monkeypatch, texts):
+    """Texts beside ids only with DUALMEM_DAGSTER_TEXTS=1: Dagster's event log outlives a forget."""
+    if texts:
+        monkeypatch.setenv("DUALMEM_DAGSTER_TEXTS", "1")
+    else:
+        monkeypatch.delenv("DUALMEM_DAGSTER_TEXTS", raising=False)
+    long = "My favourite poem begins: " + "the fog comes on little cat feet, " * 4
+    say(sqlite_url, "u1", MOVE + [(long, datetime(2026, 3, 4, tzinfo=UTC))])
+    with open_store(sqlite_url, dimension=DIM) as store:
+        said = {v.memory_id: v.text for v in store.export_graph("u1").versions}
+    result = run_editor(instance, sqlite_url, "u1")
+    sample = metadata(result, "supersede")["sample"]
+    [row] = [r.data for r in sample.records if r.data["action"] == "supersede"]
+    if not texts:
+        assert set(row) == {"action", "subject", "target", "reason", "evidence"}
+        return
+    assert [c.name for c in sample.schema.columns] == [
+        "action", "subject", "subject_text", "target", "target_text", "reason", "evidence"]
+    assert (row["subject_text"], row["target_text"]) == (said[row["subject"]], said[row["target"]])
+    assert {row["subject_text"], row["target_text"]} == {"user lives in Seattle", "user lives in Portland"}
+    [longest] = [m for m, text in said.items() if len(text) > TEXT_CHARS]
+    view = load_view(metadata(result, "graph_snapshot")["snapshot"])
+    assert text_of(view, longest) == said[longest][: TEXT_CHARS - 1] + "…"
 
 
 def _load_fixture_user(url: str, user_id: str) -> None:

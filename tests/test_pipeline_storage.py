@@ -22,6 +22,7 @@ from dualmem_pipeline.defs.store.resources import StoreResource
 
 EDITOR = [graph_snapshot, *stage_assets, change_set, change_set_invariants, publish]
 FORGOTTEN = "I live in Seattle by the Quokka7731 ferry."  # superseded below: a revision holds it
+MEMORY = "user lives in Seattle"  # the memory the rules make of it
 BOB = [(FORGOTTEN, "bob-19", datetime(2026, 1, 5, 18, tzinfo=UTC)),
        ("I moved to Portland last week.", "bob-20", datetime(2026, 3, 2, 18, tzinfo=UTC))]
 
@@ -58,9 +59,28 @@ def test_forget_leaves_nothing_in_dagster_storage_or_the_snapshots(tmp_path, mon
                              resources={"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()})
         assert result.success
         roots = [home, snaps] if snapshot_dir == "outside" else [home]
-        assert holding(roots, FORGOTTEN), "the snapshot and the stage outputs hold it: the scan sees it"
+        assert holding(roots, FORGOTTEN) and holding(roots, MEMORY), "the scan sees them before"
 
         with open_store(url, dimension=DIM) as store:  # as `dualmem forget --user bob --source-id bob-19`
             receipt = Writer(store).forget(user_id="bob", source_ids=["bob-19"])
         assert receipt.episode_ids
-        assert holding(roots, FORGOTTEN) == [] and holding(roots, "Quokka7731") == []
+        assert [holding(roots, text) for text in (FORGOTTEN, "Quokka7731", MEMORY)] == [[], [], []]
+
+
+def test_texts_shown_in_stage_samples_outlive_a_forget_in_dagsters_event_log(tmp_path, monkeypatch):
+    """Why DUALMEM_DAGSTER_TEXTS is off by default: metadata is Dagster's, and forget cannot edit it."""
+    monkeypatch.setenv("DUALMEM_DAGSTER_TEXTS", "1")
+    monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(tmp_path / "snaps"))
+    home, url = tmp_path / "dagster_home", f"sqlite:///{tmp_path / 'memory.db'}"
+    home.mkdir()
+    with open_store(url, dimension=DIM) as store:
+        for text, source_id, when in BOB:
+            Writer(store).remember(text, user_id="bob", session_id=source_id, at=when, source_id=source_id)
+    with instance_for_test(temp_dir=str(home)) as instance:
+        instance.add_dynamic_partitions("users", ["bob"])
+        materialize(EDITOR, partition_key="bob", instance=instance,
+                    resources={"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()})
+        with open_store(url, dimension=DIM) as store:
+            Writer(store).forget(user_id="bob", source_ids=["bob-19"])
+        left = holding([home, tmp_path / "snaps"], MEMORY)
+    assert left and all(p.is_relative_to(home) and p.suffix == ".db" for p in left), left

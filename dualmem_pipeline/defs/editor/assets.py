@@ -8,6 +8,7 @@ later ones stale, as they read its result.
 """
 
 import importlib
+import os
 from collections import Counter
 from typing import Any
 
@@ -22,7 +23,16 @@ from dagster import (
     asset,
 )
 
-from dualmem_core.editor import STAGES, Editor, EditorConfig, Judge, StageResult, combine, run_stage
+from dualmem_core.editor import (
+    STAGES,
+    Editor,
+    EditorConfig,
+    GraphView,
+    Judge,
+    StageResult,
+    combine,
+    run_stage,
+)
 
 from ..io.run_folder import RunFolderIOManager
 from ..providers.resources import LLMResource
@@ -31,9 +41,37 @@ from ..store.resources import StoreResource
 from ..users import users_partitions
 
 SAMPLE_ROWS = 20
-_SAMPLE_SCHEMA = TableSchema(
-    columns=[TableColumn(name) for name in ("action", "subject", "target", "reason", "evidence")]
-)
+TEXT_CHARS = 80  # of a memory's text (or an entity's name) beside its id in the sample table
+# Metadata lives in Dagster's event log, which no forget reaches: the sample shows texts only
+# where this is "1", a deployment that accepts forgotten texts staying in Dagster's history.
+SHOW_TEXTS = "DUALMEM_DAGSTER_TEXTS"
+
+
+def shows_texts() -> bool:
+    return os.environ.get(SHOW_TEXTS, "").strip() == "1"
+
+
+def text_of(view: GraphView, record_id: str) -> str:
+    """A memory's current text, or an entity's name, cut to ``TEXT_CHARS``; "" for neither."""
+    if record_id in view.current:
+        text = view.current[record_id].text
+    elif record_id in view.entities:
+        text = view.entities[record_id].name
+    else:
+        return ""
+    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
+
+
+def sample_table(result: StageResult, view: GraphView) -> MetadataValue:
+    rows = result.sample(SAMPLE_ROWS)
+    names = ["action", "subject", "target", "reason", "evidence"]
+    if shows_texts():
+        names[2:2] = ["subject_text"]
+        names[4:4] = ["target_text"]
+        rows = [{**r, "subject_text": text_of(view, r["subject"]), "target_text": text_of(view, r["target"])}
+                for r in rows]
+    schema = TableSchema(columns=[TableColumn(name) for name in names])
+    return MetadataValue.table([TableRecord({n: r[n] for n in names}) for r in rows], schema=schema)
 
 
 def run_metadata(snapshot: Snapshot) -> dict[str, Any]:
@@ -46,9 +84,7 @@ def stage_metadata(result: StageResult, snapshot: Snapshot, judge: Judge) -> dic
         "decisions": len(result.decisions),
         "changing": len(result.changing()),
         "counts": MetadataValue.json(result.counts()),
-        "sample": MetadataValue.table(
-            [TableRecord(row) for row in result.sample(SAMPLE_ROWS)], schema=_SAMPLE_SCHEMA
-        ),
+        "sample": sample_table(result, load_view(snapshot.folder)),
         "llm_calls": result.llm_calls,
         "llm_tokens": result.llm_tokens,
         "llm_failures": judge.failures,

@@ -1,10 +1,18 @@
 """Undo one Editor run exactly, from the UI's launchpad: ``run_id`` (and optionally ``user_id``,
 ``cascade``) as run config."""
 
-from dagster import AssetObservation, Config, OpExecutionContext, in_process_executor, job, op
+from dagster import (
+    AssetObservation,
+    Config,
+    MetadataValue,
+    OpExecutionContext,
+    in_process_executor,
+    job,
+    op,
+)
 from pydantic import Field
 
-from dualmem_core.editor import Editor
+from dualmem_core.editor import Editor, EditorRun
 
 from ..store.resources import StoreResource
 
@@ -23,11 +31,15 @@ def rollback_editor_run(context: OpExecutionContext, config: RollbackConfig, sto
     user_id = config.user_id or None
     undone = Editor(store.store).rollback(config.run_id, user_id=user_id, cascade=config.cascade)
     metadata = {
+        "rolled_back_run_id": config.run_id,
         "rollback_run_id": undone.run_id,
-        "rolled_back": config.run_id,
         "operations": undone.operations,
         "skipped": len(undone.skipped),
+        # What the undone run had decided, stage by stage (a rollback record counts nothing).
+        "undone_counts": MetadataValue.json(
+            EditorRun.from_record(store.store.get_run(undone.user_id, config.run_id)).counts),
     }
+    # On publish's page, for the user's partition: the run it shows was undone, and by what.
     context.log_event(AssetObservation("publish", partition=undone.user_id, metadata=metadata))
     context.log.info(f"rolled back {config.run_id} for {undone.user_id}: {metadata}")
 
