@@ -55,8 +55,8 @@ def test_forget_leaves_nothing_in_dagster_storage_or_the_snapshots(tmp_path, mon
 
     with instance_for_test(temp_dir=str(home)) as instance:  # sets DAGSTER_HOME, as `dagster dev` has it
         instance.add_dynamic_partitions("users", ["bob"])
-        result = materialize(EDITOR, partition_key="bob", instance=instance,
-                             resources={"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()})
+        resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()}
+        result = materialize(EDITOR, partition_key="bob", instance=instance, resources=resources)
         assert result.success
         roots = [home, snaps] if snapshot_dir == "outside" else [home]
         assert holding(roots, FORGOTTEN) and holding(roots, MEMORY), "the scan sees them before"
@@ -65,6 +65,12 @@ def test_forget_leaves_nothing_in_dagster_storage_or_the_snapshots(tmp_path, mon
             receipt = Writer(store).forget(user_id="bob", source_ids=["bob-19"])
         assert receipt.episode_ids
         assert [holding(roots, text) for text in (FORGOTTEN, "Quokka7731", MEMORY)] == [[], [], []]
+
+        # A run that decided before the forget cannot publish its decisions: they are gone.
+        stale = materialize(EDITOR, partition_key="bob", instance=instance, resources=resources,
+                            selection=["publish"], raise_on_error=False)
+        [failure] = stale.get_step_failure_events()
+        assert "a forget removed the run's decisions" in failure.step_failure_data.error.to_string()
 
 
 def test_texts_shown_in_stage_samples_outlive_a_forget_in_dagsters_event_log(tmp_path, monkeypatch):

@@ -121,14 +121,19 @@ def configured_snapshot_dir() -> Path | None:
 DECISIONS = "decisions"
 
 
+def dagster_snapshot_dir() -> Path | None:
+    """``$DAGSTER_HOME/storage/snapshots``: where the pipeline writes snapshots (and its assets'
+    outputs) when ``DUALMEM_SNAPSHOT_DIR`` is unset, named here so that forget scrubs it too."""
+    home = os.environ.get("DAGSTER_HOME", "").strip()
+    return Path(home) / "storage" / "snapshots" if home else None
+
+
 def snapshot_dirs(*extra: str | Path | None) -> list[Path]:
     """Where snapshots of users live: ``DUALMEM_SNAPSHOT_DIR`` (the Dagster pipeline writes there
     when it is set), else ``$DAGSTER_HOME/storage/snapshots`` (where it writes then), and any
     folders given (an Editor's ``snapshot_dir``), existing ones only."""
     configured = os.environ.get(ENV_SNAPSHOT_DIR, "").strip()
-    home = os.environ.get("DAGSTER_HOME", "").strip()
-    dagster = str(Path(home) / "storage" / "snapshots") if home else ""
-    found = [Path(p) for p in (configured, dagster, *extra) if p]
+    found = [Path(p) for p in (configured, dagster_snapshot_dir(), *extra) if p]
     return [p for p in dict.fromkeys(p.resolve() for p in found) if p.is_dir()]
 
 

@@ -1,6 +1,5 @@
 """The snapshot: one user's graph as Parquet, the Editor's input and its rollback point."""
 
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -10,7 +9,7 @@ from dagster import AssetExecutionContext, MetadataValue, asset
 
 from dualmem_core.editor import GraphView, StageResult, new_run_id
 from dualmem_core.store.changes import ChangeSet
-from dualmem_core.store.snapshot import write_snapshot
+from dualmem_core.store.snapshot import configured_snapshot_dir, dagster_snapshot_dir, write_snapshot
 from dualmem_core.timeutil import utcnow
 
 from ..io.run_folder import RunFolderIOManager
@@ -34,11 +33,11 @@ class Snapshot:
 
 
 def snapshot_root(context: AssetExecutionContext) -> Path:
-    """``DUALMEM_SNAPSHOT_DIR``, else ``snapshots/`` in the Dagster instance's storage."""
-    configured = os.environ.get("DUALMEM_SNAPSHOT_DIR", "").strip()
-    if configured:
-        return Path(configured)
-    return Path(context.instance.storage_directory()) / "snapshots"
+    """``DUALMEM_SNAPSHOT_DIR``, else ``$DAGSTER_HOME/storage/snapshots``: the folders forget
+    scrubs (``snapshot_dirs``). Only with neither set, the instance's storage, which a forget
+    run elsewhere cannot know."""
+    root = configured_snapshot_dir() or dagster_snapshot_dir()
+    return root if root is not None else Path(context.instance.storage_directory()) / "snapshots"
 
 
 @dataclass(frozen=True)
