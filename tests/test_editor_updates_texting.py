@@ -34,9 +34,10 @@ LIFE = [
     (120, "been seeing sam from the studio, 2 months now"),  # m12: new partner
     (150, "moving again!! leaving cardiff for swansea, sams place"),  # m13: second move
 ]
-# (earlier message, the later message that replaces it)
-CHANGES = [("m0", "m8"), ("m8", "m13"), ("m1", "m6"), ("m2", "m7"), ("m4", "m11")]
-STAY = ["m3", "m5", "m6", "m7", "m9", "m10", "m11", "m12", "m13"]
+# (earlier message, the later message that replaces it). Bristol -> Cardiff was read as two
+# facts: the fact chain carries it (and the messages with ``messages_follow_facts``).
+CHANGES = [("m8", "m13"), ("m1", "m6"), ("m2", "m7"), ("m4", "m11")]
+STAY = ["m0", "m3", "m5", "m6", "m7", "m9", "m10", "m11", "m12", "m13"]
 
 
 def day(n: int) -> datetime:
@@ -91,16 +92,16 @@ def test_a_texted_life_keeps_the_latest_of_each_thing_and_the_past_as_past(store
     assert _status(w, user, _fact(w, user, "hobby", "pottery")) == "active"
     # The facts the extractor did read: Bristol ended by the move (fact chain), Cardiff by the
     # message that says it is left, though no triple came from that message.
+    graph = w.store.export_graph(user)
+    (bristol_fact,) = {v.memory_id for v in graph.versions if v.predicate == "lives_in"
+                       and v.object.startswith("Bristol")}
+    assert _status(w, user, bristol_fact) == "superseded"
     cardiff = _fact(w, user, "lives_in", "Cardiff")
     assert _status(w, user, cardiff) == "superseded"
     assert w.history(cardiff, user_id=user).superseded_by == [msg["m13"]]
     # Shown in the supersede stage's decisions, with the evidence and a reason.
     decided = {(d.subject, d.target): d for d in _replacing(run)}
-    assert set(decided) == {(msg[a], msg[b]) for a, b in CHANGES[1:]}
-    # Bristol -> Cardiff was read as two facts: the messages follow the fact chain, in its decision
-    (bristol,) = [d for d in run.stages[1].decisions
-                  if str(d.evidence.get("object", "")).startswith("Bristol")]
-    assert bristol.evidence["message"].startswith("update in own words: same slot, newer value")
+    assert set(decided) == {(msg[a], msg[b]) for a, b in CHANGES}
     job = decided[(msg["m1"], msg["m6"])]
     assert job.evidence["shared"] == "bakery" and "left" in job.evidence["change"]
     # "been seeing sam from the studio, 2 months now": the "now" is not said of the studio job
@@ -220,3 +221,16 @@ def test_an_ending_said_after_its_thing_ends_it_and_a_cat_in_the_flat_is_only_as
     kept = [(d.subject, d.target, d.reason) for s in run.stages for d in s.decisions
             if d.action == "kept_current"]
     assert kept == [(msg["m1"], msg["m3"], "grey band, no model")]
+
+
+def test_with_messages_following_facts_a_move_read_as_facts_ends_the_message_too(store):
+    w, user = _load(store, LIFE[:9])
+    run = Editor(store, config=EditorConfig(messages_follow_facts=True)).run(user)
+    msg = _messages(w, user)
+    assert _status(w, user, msg["m0"]) == "superseded"
+    assert w.history(msg["m0"], user_id=user).superseded_by == [msg["m8"]]
+    # one change, one decision: the message joins the fact's
+    (bristol,) = [d for d in run.stages[1].decisions
+                  if str(d.evidence.get("object", "")).startswith("Bristol")]
+    assert bristol.evidence["message"].startswith("update in own words: same slot, newer value")
+    assert run.counts["supersede"]["supersede"] == 3  # Bristol (with m0), the bakery, dan

@@ -19,6 +19,11 @@ class EditorConfig:
     # of change and no proof in shared words or facts, embedding at least this close to an
     # earlier one, goes to the LLM when there is one (and otherwise both stay).
     update_grey_cosine: float = 0.50
+    # When both messages were read as facts of one single-valued slot (a move told in full
+    # sentences), the fact chain carries the change. On, the earlier message is superseded by
+    # the later one too, inside the fact's decision; off by default: it changed nothing on the
+    # evaluation's tune part, and one move stays one supersession (edge) for whoever counts them.
+    messages_follow_facts: bool = False
 
     # Resolve entities: names sharing this much of their letter trigrams (a typo, a spacing)
     # look alike and go to the grey band; they never merge on spelling alone.

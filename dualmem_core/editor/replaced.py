@@ -14,8 +14,9 @@ said, a ``SUPERSEDES`` edge with the evidence): recall ranks it below its succes
 *The same thing* is found by general means, never by a pattern per way of saying it:
 
 * the facts the extractor did make: a single-valued slot both messages told ("lives in
-  Bristol", then "lives in Cardiff") whose chain the fact stage ended (then the messages follow
-  the facts, inside the fact's own decision: ``supersede._fold``); a fact the later message ends
+  Bristol", then "lives in Cardiff") whose chain the fact stage ended: the fact chain carries
+  that change, and with ``EditorConfig.messages_follow_facts`` the messages follow the facts,
+  inside the fact's own decision (``supersede._fold``); a fact the later message ends
   or negates ("was in a relationship with Dan", "is single") whose value the earlier message
   names; a single-valued fact of the later message whose value stands next to its change word
   ("new flat in manchester", read as "lives in Manchester");
@@ -348,7 +349,9 @@ def _compare(
     said_of = [w for w in _windows(later.clauses) if w & CHANGE and w & set(shared)]
     if untouched:  # it also tells something the later message leaves alone: unless a model says
         return (None if said_of and changes else False), evidence
-    if slot:
+    if slot:  # read as facts on both sides: the fact chain carries the change
+        if not config.messages_follow_facts:
+            return False, evidence
         evidence.update(score=3 + cosine, rule="same slot, newer value")
         return True, evidence
     if not changes:
