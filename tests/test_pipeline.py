@@ -376,9 +376,11 @@ def test_stage_samples_show_the_texts_of_the_memories_involved_when_asked(
     result = run_editor(instance, sqlite_url, "u1")
     sample = metadata(result, "supersede")["sample"]
     [row] = [r.data for r in sample.records if r.data["action"] == "supersede"]
-    if not texts:
+    if not texts:  # nor words of the user in the evidence: numbers only
         assert set(row) == {"action", "subject", "target", "reason", "evidence"}
+        assert "Seattle" not in row["evidence"] and "object=…" in row["evidence"]
         return
+    assert "object=Seattle" in row["evidence"]
     assert [c.name for c in sample.schema.columns] == [
         "action", "subject", "subject_text", "target", "target_text", "reason", "evidence"]
     assert (row["subject_text"], row["target_text"]) == (said[row["subject"]], said[row["target"]])
