@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer
+from dualmem_core.writer.search_text import speaker_of
 from dualmem_core.writer.writer import WriterConfig
 
 T = datetime(2026, 3, 1, 12, tzinfo=UTC)
@@ -78,3 +79,30 @@ def test_statement_words_come_from_the_extractors_lexicon():
     assert statement_words(["no_such_predicate"]) == ""
     # "my favourite whisky": the cue word and the category it is a favourite of
     assert {"favourite", "favorite", "whisky"} <= set(statement_words(["favourite_whisky"]).split())
+
+
+def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(store):
+    """In a chat of several people, "what did Ana say ..." asks mostly for Ana's own messages:
+    her reply outranks Cleo's message, which has more of the question's words."""
+    user = f"ranking-spoken-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    turns = [("Ben", "I keep thinking about getting a bike for the commute, a proper bike"),
+             ("Ana", "honestly I'd never ride one in this traffic"),
+             ("Cleo", "my bike got stolen last spring, so it's the bus now"),
+             ("Ana", "anyway who is coming to the quiz on friday?"),
+             ("Ben", "count me in, Ana, I'll bring snacks"),
+             ("Cleo", "can't, my sister is visiting from Porto"),
+             ("Ana", "the new bakery on the corner does great sourdough"),
+             ("Ben", "their croissants are better than the sourdough"),
+             ("Cleo", "Ana you should try the cinnamon buns there")]
+    w.remember([{"role": "user", "speaker": who, "content": text, "source_id": f"t{i}"}
+                for i, (who, text) in enumerate(turns)], user_id=user, session_id="s1", at=T)
+    texts = [h.text for h in w.recall("What did Ana say about getting a bike for the commute?",
+                                      user_id=user, k=5)]
+    assert texts.index(turns[1][1]) < texts.index(turns[2][1]), texts
+
+
+def test_the_speaker_is_read_back_from_the_head_of_the_search_text():
+    assert speaker_of("Lisbon, finally!", "Ben: Lisbon, finally! (1 March 2026) Ben: Lisbon, finally!") == "Ben"
+    assert speaker_of("hi", "hi (1 March 2026) hi") is None  # a role is no name: nothing to read
+    assert speaker_of("hi", None) is None

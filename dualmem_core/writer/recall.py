@@ -15,6 +15,7 @@ from . import scoring
 from .intent import RELATIONS, Asked
 from .predicates import canonical, is_single_valued
 from .results import Hit
+from .search_text import speaker_of
 from .statement_words import statement_words
 
 SEEDS = 5  # best hits whose entities are expanded
@@ -64,6 +65,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
             else:
                 cand.signals.bm25 = hit.score
     _expand(store, flt, candidates, lists)
+    _mark_spoken(candidates, query)
     if asked:
         _look_up(store, flt, candidates, asked, k)
         _add_cues(candidates, by_cue, asked, cues)
@@ -80,7 +82,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         if asked:
             parts["intent"] = scoring.W_INTENT * cand.signals.intent
         score = scoring.final_score(parts, version.confidence, version.salience, current, past=past,
-                                    aside=cand.signals.aside)
+                                    aside=cand.signals.aside, spoken=cand.signals.spoken)
         ranked.append((score, parts, current, cand.hit))
     if flt.valid_at is None and not past:
         ranked = _successors_first(store, flt.user_id, ranked)
@@ -142,6 +144,23 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
         cand = _candidate(candidates, hit)
         cand.signals.ranks.append(rank)
         cand.signals.cue = hit.score / best if best > 0 else 0.0
+
+
+def _mark_spoken(candidates: dict[str, _Candidate], query: str) -> None:
+    """Mark the messages said by a person the question names, among the speakers of the
+    candidates (a name is matched whole, as words of the question)."""
+    said_by = {key: speaker_of(c.hit.version.text, c.hit.version.search_text)
+               for key, c in candidates.items() if c.hit.memory.kind != "fact"}
+    asked = _words(query)
+    named = {sp for sp in set(said_by.values()) - {None} if _words(sp) in asked}
+    for key, speaker in said_by.items():
+        if speaker in named:
+            candidates[key].signals.spoken = True
+
+
+def _words(text: str) -> str:
+    """The text's words, casefolded, space-separated and padded: " ana lima " is in " did ana lima go "."""
+    return " " + " ".join(re.findall(r"\w+", text.casefold())) + " "
 
 
 def _says(text: str, words: set[str]) -> bool:

@@ -28,6 +28,8 @@ from ..store.forgetting import NEIGHBOUR_CHARS  # forget resets search texts hol
 from ..store.validate import MAX_TEXT_CHARS
 
 PREVIOUS = 2  # earlier turns of the session indexed with a message
+SPEAKER_PROBE = 40  # characters of the message that mark where the speaker's name ends
+MAX_SPEAKER_CHARS = 80  # a longer head is not a name
 
 
 class RecentTurns:
@@ -47,3 +49,13 @@ class RecentTurns:
     def heard(self, text: str) -> None:
         """This message becomes the newest earlier turn of the next ones."""
         self.turns.append(text)
+
+
+def speaker_of(text: str, search_text: str | None) -> str | None:
+    """Who said a message, read back from the head of its search text ("<speaker>: <text> ...");
+    None for a message indexed by its own words (no name, an agent's reply, a reset after a
+    forget)."""
+    if not search_text:
+        return None
+    head = search_text.find(": " + text[:SPEAKER_PROBE])
+    return search_text[:head] if 0 < head <= MAX_SPEAKER_CHARS else None
