@@ -4,8 +4,17 @@ Starts ``dagster-webserver -w workspace.yaml`` on 127.0.0.1 and a free port, wit
 store and snapshot folder of its own in a temporary folder, then opens the global asset lineage
 in Debian's Chromium (driven over the DevTools protocol on a pipe, see ``tests/browser/cdp.py``)
 and checks that every Editor asset is a node of the graph, and that selecting ``change_set`` and
-``publish`` lists their checks. Screenshots go to the test's temporary folder and, when
-``DUALMEM_ARTIFACTS`` is set, to that folder too.
+``publish`` lists their checks. Then it materialises one Editor run for a user into the same
+instance and store, and captures the pictures ``docs/screenshots/`` holds: the asset graph after
+that run, the ``supersede`` stage's latest materialisation with its metadata and sample table, the
+run's page with its asset check evaluations, and the automation page (the nightly schedule and
+the new-memories sensor).
+Every screenshot is checked (PNG bytes of the viewport's size) and goes to the test's temporary
+folder and, when ``DUALMEM_ARTIFACTS`` is set, to that folder too; the four pictures go to
+``docs/screenshots/`` only when ``DUALMEM_UPDATE_SCREENSHOTS=1``, so a normal run leaves the tree
+as it was::
+
+    DUALMEM_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/test_dagster_ui.py
 
 Without Chromium the test is skipped, except under ``CI=true``, where it fails. Every process it
 starts (the webserver and its code server, Chromium and its helpers) runs in a process group of
@@ -19,17 +28,20 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from browser.cdp import CDPError, Chromium, Page, find_chromium, group_alive, processes_mentioning
 
+from dualmem_core import Writer, open_store
 from dualmem_core.editor.invariants import INVARIANTS
 
 pytestmark = pytest.mark.browser
@@ -41,7 +53,13 @@ ASSETS = ["graph_snapshot", "dedupe", "supersede", "entities", "relations", "con
 CHECKS = {"change_set": list(INVARIANTS), "publish": ["memory_quality"]}
 START_TIMEOUT = 90.0  # two busy cores: the webserver, then its code server loading the definitions
 PAGE_TIMEOUT = 90.0
-WIDTH, HEIGHT = 1920, 1080
+WIDTH, HEIGHT = 1600, 1000  # wide enough for a stage's sample table
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+UPDATE_DOCS = os.environ.get("DUALMEM_UPDATE_SCREENSHOTS", "") == "1"
+USER = "ana"  # the user whose Editor run the pictures show
+MOVE = [("I live in Seattle.", datetime(2026, 1, 5, 18, tzinfo=UTC)),
+        ("I work at a bakery.", datetime(2026, 1, 12, 9, tzinfo=UTC)),
+        ("I moved to Portland last week.", datetime(2026, 3, 2, 18, tzinfo=UTC))]
 
 
 def free_port() -> int:
@@ -199,6 +217,20 @@ def wait_for_nodes(page: Page, wanted: dict[str, list[str]], timeout: float) -> 
         time.sleep(0.5)
 
 
+def wait_for_materialized(page: Page, assets: list[str], timeout: float) -> None:
+    """Poll until the lineage's asset list marks each asset materialised (its green run_success icon)."""
+    js = ("[...document.querySelectorAll('button')].filter(b => b.querySelector('[aria-label=run_success]'))"
+          ".map(b => (b.querySelector('[title]') || {}).title)")
+    deadline = time.monotonic() + timeout
+    while True:
+        done = page.evaluate(js) or []
+        if all(asset in done for asset in assets):
+            return
+        if time.monotonic() > deadline:
+            raise CDPError(f"not shown materialised after {timeout:.0f} s: {sorted(set(assets) - set(done))}")
+        time.sleep(0.5)
+
+
 def save(page: Page, name: str, folders: list[Path]) -> Path:
     first = page.screenshot(folders[0] / name)
     for folder in folders[1:]:
@@ -206,8 +238,52 @@ def save(page: Page, name: str, folders: list[Path]) -> Path:
     return first
 
 
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header (its first chunk, IHDR); ValueError if it is no PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG")
+    return struct.unpack(">II", data[16:24])
+
+
+def doc_shot(page: Page, name: str, folders: list[Path]) -> Path:
+    """A picture for ``docs/screenshots/``: taken and checked always, written there only on request."""
+    shot = save(page, name, folders)
+    data = shot.read_bytes()
+    assert png_size(data) == (WIDTH, HEIGHT), f"{name}: {png_size(data)}, not the viewport's size"
+    assert len(data) > 20_000, f"{name}: {len(data)} bytes, suspiciously small for a rendered page"
+    if UPDATE_DOCS:
+        DOCS_SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, DOCS_SCREENSHOTS / name)
+    return shot
+
+
+def materialise_editor_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One Editor run for ``USER`` (the deployed job, its checks included) into the webserver's
+    instance and store, executed in this process; its Dagster run id."""
+    from dagster import DagsterInstance
+
+    from dualmem_pipeline.definitions import build_definitions
+
+    url = f"sqlite:///{tmp_path / 'memory.db'}"
+    with open_store(url) as store:
+        writer = Writer(store)
+        for i, (text, when) in enumerate(MOVE):
+            writer.remember(text, user_id=USER, session_id=f"s{i}", at=when, source_id=f"m{i}")
+    # The webserver's environment (its fixture's), for the resources the job reads at run time.
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.setenv("DUALMEM_STORE", url)
+    monkeypatch.setenv("DUALMEM_SNAPSHOT_DIR", str(tmp_path / "snapshots"))
+    with DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
+        instance.add_dynamic_partitions("users", [USER])
+        job = build_definitions().resolve_job_def("editor_job")
+        result = job.execute_in_process(partition_key=USER, instance=instance)
+    assert result.success
+    return result.run_id
+
+
 def test_asset_graph_shows_the_editor(chromium_path: str, dagster_ui: str, browser: Chromium,
-                                      artifacts: list[Path], tmp_path: Path) -> None:
+                                      artifacts: list[Path], tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
     # chromium_path comes first: without Chromium the test skips (or fails) before any server starts.
     page = browser.new_page()
     page.send("Emulation.setDeviceMetricsOverride",
@@ -220,7 +296,7 @@ def test_asset_graph_shows_the_editor(chromium_path: str, dagster_ui: str, brows
         wait_for_nodes(page, dict.fromkeys(ASSETS, []), deadline - time.monotonic())
         page.wait_for_text(ASSETS, timeout=max(deadline - time.monotonic(), 5))
         page.wait_for_network_idle()  # the assets' statuses, for the screenshot
-        shot = save(page, "asset_graph.png", artifacts)
+        shot = save(page, "asset_graph_fresh.png", artifacts)
 
         # The graph with an asset selected, zoomed in on it (nodes out of view are not drawn): its
         # node counts its checks, and the side panel lists them by name.
@@ -233,6 +309,41 @@ def test_asset_graph_shows_the_editor(chromium_path: str, dagster_ui: str, brows
                            max(deadline - time.monotonic(), 10))
             page.wait_for_network_idle()
             save(page, f"asset_graph_{asset}.png", artifacts)
+
+        # The pictures of docs/screenshots, after one Editor run on this instance.
+        run_id = materialise_editor_run(tmp_path, monkeypatch)
+        deadline = time.monotonic() + PAGE_TIMEOUT
+
+        page.goto(f"{dagster_ui}/asset-groups")
+        page.wait_for_text(ASSETS, timeout=max(deadline - time.monotonic(), 5))
+        # More room for the pages: the navigation folded to its icons (remembered by the profile).
+        page.evaluate("(b => b ? (b.click(), true) : false)([...document.querySelectorAll('button')]"
+                      ".find(e => e.textContent.trim() === 'Hide navigation'))")
+        wait_for_nodes(page, dict.fromkeys(ASSETS, []), max(deadline - time.monotonic(), 5))
+        wait_for_materialized(page, ASSETS, max(deadline - time.monotonic(), 5))
+        page.wait_for_network_idle()
+        doc_shot(page, "asset_graph.png", artifacts)
+
+        # A stage's materialisation of the run: its metadata, the sample table of its decisions.
+        page.goto(f"{dagster_ui}/assets/supersede?view=events")
+        page.wait_for_text([f"materialized in run {run_id[:8]}", "sample", "single-valued", "stored_in"],
+                           timeout=max(deadline - time.monotonic(), 5))
+        page.wait_for_network_idle()
+        doc_shot(page, "stage_supersede.png", artifacts)
+
+        # The run, its event log filtered to the asset check evaluations.
+        page.goto(f"{dagster_ui}/runs/{run_id}?logs=type%3AASSET_CHECK_EVALUATION")
+        page.wait_for_text(["Success", f"partition: {USER}", "succeeded for materialization of"],
+                           timeout=max(deadline - time.monotonic(), 5))
+        page.wait_for_network_idle()
+        doc_shot(page, "run_checks.png", artifacts)
+
+        # The automation page: the sensor (on from the start) and the nightly schedule.
+        page.goto(f"{dagster_ui}/automation")
+        page.wait_for_text(["nightly_editor_schedule", "new_memories_sensor", "03:00 AM UTC"],
+                           timeout=max(deadline - time.monotonic(), 5))
+        page.wait_for_network_idle()
+        doc_shot(page, "automation.png", artifacts)
     except CDPError as exc:
         try:
             save(page, "failure.png", artifacts)
