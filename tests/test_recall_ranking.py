@@ -103,6 +103,7 @@ def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(store):
 
 
 def test_the_speaker_is_read_back_from_the_head_of_the_search_text():
-    assert speaker_of("Lisbon, finally!", "Ben: Lisbon, finally! (1 March 2026) Ben: Lisbon, finally!") == "Ben"
+    said = "Ben: Lisbon, finally! (1 March 2026) Ben: Lisbon, finally!"
+    assert speaker_of("Lisbon, finally!", said) == "Ben"
     assert speaker_of("hi", "hi (1 March 2026) hi") is None  # a role is no name: nothing to read
     assert speaker_of("hi", None) is None
