@@ -8,6 +8,7 @@ cannot start fails the run; elsewhere its tests are skipped with the reason.
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,9 @@ from dualmem_core.store import DEFAULT_DIMENSION, Store
 
 DIM = DEFAULT_DIMENSION
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# Nothing a test runs writes into the real user data directory (the default store, the pipeline's
+# default snapshot folder): it is a fresh folder for each session, for child processes too.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="dualmem-tests-data-")
 
 
 def unavailable(message: str) -> None:

@@ -92,3 +92,18 @@ def test_texts_shown_in_stage_samples_outlive_a_forget_in_dagsters_event_log(tmp
             Writer(store).forget(user_id="bob", source_ids=["bob-19"])
         left = holding([home, tmp_path / "snaps"], MEMORY)
     assert left and all(p.is_relative_to(home) and p.suffix == ".db" for p in left), left
+
+
+def test_without_snapshot_dir_or_dagster_home_snapshots_go_where_forget_looks(monkeypatch, tmp_path):
+    """``dagster dev`` without DAGSTER_HOME keeps its instance in a temporary folder that a forget
+    run elsewhere cannot know: the pipeline then writes to the user data directory's
+    ``snapshots``, one of the folders forget scrubs."""
+    from dualmem_core.store.snapshot import default_snapshot_dir, pipeline_snapshot_dir, snapshot_dirs
+
+    monkeypatch.delenv("DUALMEM_SNAPSHOT_DIR", raising=False)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    root = pipeline_snapshot_dir()
+    assert root == default_snapshot_dir() == tmp_path / "dualmem" / "snapshots"
+    root.mkdir(parents=True)
+    assert root.resolve() in snapshot_dirs()

@@ -128,12 +128,27 @@ def dagster_snapshot_dir() -> Path | None:
     return Path(home) / "storage" / "snapshots" if home else None
 
 
+def default_snapshot_dir() -> Path:
+    """``snapshots`` in the user's data directory (beside the default store): where the pipeline
+    writes when neither ``DUALMEM_SNAPSHOT_DIR`` nor ``DAGSTER_HOME`` is set. ``dagster dev``
+    then keeps its instance in a temporary folder, which a forget run elsewhere cannot know."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("dualmem")) / "snapshots"
+
+
+def pipeline_snapshot_dir() -> Path:
+    """Where the Dagster pipeline writes snapshots: ``DUALMEM_SNAPSHOT_DIR``, else
+    ``$DAGSTER_HOME/storage/snapshots``, else ``default_snapshot_dir()``; forget scrubs all three."""
+    return configured_snapshot_dir() or dagster_snapshot_dir() or default_snapshot_dir()
+
+
 def snapshot_dirs(*extra: str | Path | None) -> list[Path]:
     """Where snapshots of users live: ``DUALMEM_SNAPSHOT_DIR`` (the Dagster pipeline writes there
-    when it is set), else ``$DAGSTER_HOME/storage/snapshots`` (where it writes then), and any
-    folders given (an Editor's ``snapshot_dir``), existing ones only."""
+    when it is set), ``$DAGSTER_HOME/storage/snapshots`` and ``default_snapshot_dir()`` (where
+    it writes otherwise), and any folders given (an Editor's ``snapshot_dir``), existing ones only."""
     configured = os.environ.get(ENV_SNAPSHOT_DIR, "").strip()
-    found = [Path(p) for p in (configured, dagster_snapshot_dir(), *extra) if p]
+    found = [Path(p) for p in (configured, dagster_snapshot_dir(), default_snapshot_dir(), *extra) if p]
     return [p for p in dict.fromkeys(p.resolve() for p in found) if p.is_dir()]
 
 

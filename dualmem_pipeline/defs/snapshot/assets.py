@@ -9,7 +9,7 @@ from dagster import AssetExecutionContext, MetadataValue, asset
 
 from dualmem_core.editor import GraphView, StageResult, new_run_id
 from dualmem_core.store.changes import ChangeSet
-from dualmem_core.store.snapshot import configured_snapshot_dir, dagster_snapshot_dir, write_snapshot
+from dualmem_core.store.snapshot import pipeline_snapshot_dir, write_snapshot
 from dualmem_core.timeutil import utcnow
 
 from ..io.run_folder import RunFolderIOManager
@@ -33,11 +33,10 @@ class Snapshot:
 
 
 def snapshot_root(context: AssetExecutionContext) -> Path:
-    """``DUALMEM_SNAPSHOT_DIR``, else ``$DAGSTER_HOME/storage/snapshots``: the folders forget
-    scrubs (``snapshot_dirs``). Only with neither set, the instance's storage, which a forget
-    run elsewhere cannot know."""
-    root = configured_snapshot_dir() or dagster_snapshot_dir()
-    return root if root is not None else Path(context.instance.storage_directory()) / "snapshots"
+    """``DUALMEM_SNAPSHOT_DIR``, else ``$DAGSTER_HOME/storage/snapshots``, else ``snapshots`` in the
+    user's data directory: folders forget scrubs (``snapshot_dirs``), never the temporary
+    instance of a ``dagster dev`` without ``DAGSTER_HOME``, which a forget elsewhere cannot know."""
+    return pipeline_snapshot_dir()
 
 
 @dataclass(frozen=True)
