@@ -107,3 +107,23 @@ def test_the_speaker_is_read_back_from_the_head_of_the_search_text():
     assert speaker_of("Lisbon, finally!", said) == "Ben"
     assert speaker_of("hi", "hi (1 March 2026) hi") is None  # a role is no name: nothing to read
     assert speaker_of("hi", None) is None
+
+
+def test_asked_about_the_present_the_latest_telling_comes_first_without_any_fact(store):
+    """Neither message is read as a fact, and no Editor linked them: of
+    the user's messages telling where they live, the latest comes first; asked as of before
+    the move, the earlier one is still found."""
+    user = f"ranking-newest-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    said = [(0, "hiya. living w my cousin in galway atm, tiny room but cheap"),
+            (3, "job hunting is brutal tbh"),
+            (50, "got the keys!! own flat in limerick, 2 bed, garden for the dog"),
+            (52, "dog loves the garden already")]
+    for day, text in said:
+        w.remember(text, user_id=user, session_id=f"s{day}", at=T + timedelta(days=day))
+    texts = [h.text for h in w.recall("Where does the user live?", user_id=user, k=5)
+             if h.kind == "observation"]
+    assert texts.index(said[2][1]) < texts.index(said[0][1]), texts
+    before = [h.text for h in w.recall("Where does the user live?", user_id=user, k=5,
+                                       as_of=T + timedelta(days=10))]
+    assert said[0][1] in before and said[2][1] not in before, before

@@ -86,6 +86,8 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         ranked.append((score, parts, current, cand.hit))
     if flt.valid_at is None and not past:
         ranked = _successors_first(store, flt.user_id, ranked)
+        if asked:
+            ranked = _newest_first(ranked, asked, cues, k)
     elif past and asked.excluded:
         ranked = _predecessors_of_named(store, flt.user_id, asked.excluded, ranked)
     # Equal scores by text, then id: ids are random, so an id alone would make ties (and
@@ -144,6 +146,41 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
         cand = _candidate(candidates, hit)
         cand.signals.ranks.append(rank)
         cand.signals.cue = hit.score / best if best > 0 else 0.0
+
+
+def _newest_first(ranked: list[tuple], asked: Asked, cues: str, k: int) -> list[tuple]:
+    """Asked about the present of a single-valued thing ("where does she live?"), the memories in
+    the top k that tell of it keep their scores, dealt out newest first: the latest telling is
+    the present, whether or not the Editor linked it to the one it replaced ("new flat in
+    manchester" after "living in leeds atm", neither read as a fact). They are the current facts
+    of an asked predicate about whom it asks, and, asked about the user, the user's messages in
+    the words such facts are stated in (the cue list)."""
+    slot = {p for p in asked.predicates if is_single_valued(p)}
+    if not slot:
+        return ranked
+    words = set(cues.split())
+    top = sorted(range(len(ranked)), key=lambda i: -ranked[i][0])[:k]
+    about = _asked_about([_Candidate(ranked[i][3]) for i in top if ranked[i][3].version.predicate], asked)
+
+    def tells(hit: SearchHit) -> bool:
+        v = hit.version
+        if v.predicate:
+            return (canonical(v.predicate) in slot and not v.negated and (v.subject or "").casefold() in about
+                    and (v.object or "").casefold() not in asked.excluded)
+        # The agent's replies have no search text of their own context (``search_text.py``).
+        return about == {"user"} and v.search_text is not None and _says(v.text, words)
+
+    members = [i for i in top if ranked[i][2] and tells(ranked[i][3])]
+    if len(members) < 2:
+        return ranked
+    scores = sorted((ranked[i][0] for i in members), reverse=True)
+    # Newest first; equal times by text (ids are random: a tie must not move between runs).
+    newest = sorted(members, key=lambda i: (ranked[i][3].version.valid_from, ranked[i][3].version.text),
+                    reverse=True)
+    out = list(ranked)
+    for i, score in zip(newest, scores, strict=True):
+        out[i] = (score, *ranked[i][1:])
+    return out
 
 
 def _mark_spoken(candidates: dict[str, _Candidate], query: str) -> None:
