@@ -42,7 +42,7 @@ PAST_CURRENT = 0.8  # asked about the past, what holds now keeps most of its sco
 ASIDE = 0.6
 # A message said by someone the question names ("what did Ana say about the trip?" in a chat
 # of several people): what a person asks about someone is mostly what that person said. Chosen
-# on LoCoMo's conversations 0-4 (R@5 / R@10 63.2 / 72.5% -> 68.3 / 75.7%; 2.0 gave 68.8 / 76.2%).
+# on LoCoMo's conversations 0-4 (R@5 / R@10 63.2 / 72.5% -> 68.3 / 75.6%; 2.0 gave 68.8 / 76.2%).
 # Speakers that are only a role ("user") name nobody, so a two-party agent chat is unchanged.
 SPOKEN = 1.5
 
