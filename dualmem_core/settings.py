@@ -36,7 +36,7 @@ from pathlib import Path
 from .errors import DualmemError, ProviderConfigError, StoreConfigError
 from .providers.config import ProviderConfig
 from .store import ENV_STORE, default_store_url
-from .store.lru import ENV_CACHE_USERS
+from .store.lru import ENV_CACHE_USERS, parse_cache_users
 
 ENV_CONFIG = "DUALMEM_CONFIG"
 
@@ -164,10 +164,10 @@ def resolve_settings(
     if not store_url:
         store_url, origins[ENV_STORE] = default_store_url(), "default"
     users = merged.get(ENV_CACHE_USERS, "").strip()
-    if users and not (users.isdigit() and int(users) >= 1):  # said now, not when a server opens the store
-        raise StoreConfigError(_with_origin(
-            f"{ENV_CACHE_USERS}={users!r} should be a whole number of users, at least 1", origins))
-    users_bound = int(users) if users else None
+    try:  # said now, not when a server opens the store
+        users_bound = parse_cache_users(users) if users else None
+    except StoreConfigError as exc:
+        raise StoreConfigError(_with_origin(str(exc), origins)) from None
     return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
                     users_bound)
 

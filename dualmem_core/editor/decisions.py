@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,8 +58,9 @@ class StageResult:
     def changing(self) -> list[Decision]:
         return [d for d in self.decisions if d.ops]
 
-    def sample(self, n: int = 20) -> list[dict[str, Any]]:
-        """Rows for a table of decisions (changing ones first), for run metadata and the UI."""
+    def sample(self, n: int = 20, shown: Callable[[Any], Any] = lambda v: v) -> list[dict[str, Any]]:
+        """Rows for a table of decisions (changing ones first), for run metadata and the UI;
+        ``shown`` says how an evidence value appears (the Dagster UI hides words)."""
         ordered = self.changing() + [d for d in self.decisions if not d.ops]
         return [
             {
@@ -66,7 +68,7 @@ class StageResult:
                 "subject": d.subject,
                 "target": d.target or "",
                 "reason": d.reason,
-                "evidence": ", ".join(f"{k}={v}" for k, v in sorted(d.evidence.items())),
+                "evidence": ", ".join(f"{k}={shown(v)}" for k, v in sorted(d.evidence.items())),
             }
             for d in ordered[:n]
         ]

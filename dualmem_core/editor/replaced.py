@@ -53,7 +53,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from ..store import EdgeType
 from ..store.models import WRITER
@@ -62,12 +62,12 @@ from ..writer import predicates
 from .config import EditorConfig
 from .decisions import Decision, Revise, edge
 from .judge import Judge
-from .text import _WORD, features
+from .stints import ended
+from .text import WORD, features
 from .view import SELF, GraphView, object_key
 
 STAGE = "supersede"
 USER_ROLES = (None, "user")
-INSTANT = timedelta(microseconds=1)
 # Words that mark a change of state or an end, in the message that tells the change. General
 # words of change, not ways of saying one particular change. ``WEAK`` ones ("new flat", "matcha
 # girl now") are as often no change at all ("a new recipe"): alone they prove nothing.
@@ -232,7 +232,7 @@ def _messages(view: GraphView) -> dict[str, _Message]:
         if not episodes or any(ep.role not in USER_ROLES for ep in episodes):
             continue
         f = features(version.text)
-        clauses = [_joined(tuple(_stem(w.casefold()) for w in _WORD.findall(c)))
+        clauses = [_joined(tuple(_stem(w.casefold()) for w in WORD.findall(c)))
                    for c in _CLAUSE.split(version.text.replace("’", "'"))]
         said = min(ep.observed_at for ep in episodes)
         years = [int(y) for y in _YEAR.findall(version.text)]
@@ -316,9 +316,9 @@ def _compare(
     config: EditorConfig,
 ) -> tuple[bool | None, dict]:
     """(True, evidence) the later replaces the earlier; (None, ...) unproven; (False, ...) not."""
-    cosine = view.cosine(earlier.memory_id, later.memory_id)
     if earlier.length > MAX_WORDS or later.history:
         return False, {}  # several things at once, or a story of earlier years: not an update
+    cosine = view.cosine(earlier.memory_id, later.memory_id)
     shared = sorted(_topic_words(earlier.content, common) & _topic_words(later.content, common))
     evidence: dict = {"cosine": round(cosine, 3)}
     if changes:
@@ -396,7 +396,7 @@ def _shown(evidence: dict) -> dict:
 
 def _supersede(view: GraphView, earlier: _Message, later: _Message, evidence: dict, reason: str) -> Decision:
     current = view.current[earlier.memory_id]
-    valid = (current.valid_from, max(min(current.valid_to, later.said), current.valid_from + INSTANT))
+    valid = ended((current.valid_from, current.valid_to), later.said)
     ops = [
         Revise(earlier.memory_id, current.id, {"status": "superseded", "valid_from": valid[0],
                                                 "valid_to": valid[1]}),
@@ -405,9 +405,9 @@ def _supersede(view: GraphView, earlier: _Message, later: _Message, evidence: di
     ]
     for fact in evidence.get("facts", ()):
         version = view.current[fact]
+        _, valid_to = ended((version.valid_from, version.valid_to), later.said)
         ops += [
-            Revise(fact, version.id, {"status": "superseded", "valid_to": max(
-                min(version.valid_to, later.said), version.valid_from + INSTANT)}),
+            Revise(fact, version.id, {"status": "superseded", "valid_to": valid_to}),
             edge(view, EdgeType.SUPERSEDES, later.memory_id, fact, rule=reason,
                  score=evidence.get("cosine", 0.0)),
         ]

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..timeutil import EARLIEST
 from ..writer import predicates
 from .view import GraphView, object_key
 
 Interval = tuple[datetime, datetime]
+# A store refuses an empty valid interval: a value ended where it began ends an instant after.
+INSTANT = timedelta(microseconds=1)
 
 
 def original_interval(view: GraphView, memory_id: str) -> Interval:
@@ -115,3 +117,9 @@ def stints(view: GraphView, members: list[str]) -> list[list[str]]:
         else:
             clusters.append((key, [memory_id], interval))
     return [tellings for _, tellings, _ in clusters]
+
+
+def ended(known: Interval, at: datetime) -> Interval:
+    """A value superseded at ``at``: ended then, never before it began (see ``INSTANT``)."""
+    start, end = known
+    return start, max(min(end, at), start + INSTANT)

@@ -25,7 +25,6 @@ message saying a fact changed ends that fact too; the chain keeps such an ending
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timedelta
 
 from ..store import EdgeType
 from ..store import changes as ch
@@ -35,15 +34,13 @@ from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge
 from .replaced import replaced
-from .stints import Interval, fact_slots, joined, original_interval, value_keys
+from .stints import Interval, ended, fact_slots, joined, original_interval, value_keys
 from .view import GraphView, object_key
 
 STAGE = "supersede"
 # Two values with the same start told in two messages ("moved to Boston last month", then "to
 # Chicago last month"): the one told later (by first belief, then id) holds, and the other ends
-# an instant after it began, since a store refuses an empty valid interval. Told in one message,
-# both stay (``_said_together``).
-INSTANT = timedelta(microseconds=1)
+# an instant after it began (``stints.INSTANT``). Told in one message, both stay (``_said_together``).
 # A status saying the subject has no partner (any more) ends the partner facts that held when it
 # began: "Nadia and I broke up on Tuesday" is told as "user is single" from Tuesday. Being
 # divorced or widowed ends a marriage only: a partner may have come since.
@@ -180,7 +177,7 @@ def _desired(
             for m in segment:
                 if _said_together(view, m, successor):
                     continue  # one message, two values from the same moment: neither is news
-                out[m] = ("superseded", _ended(known[m], begins), {successor})
+                out[m] = ("superseded", ended(known[m], begins), {successor})
     enders = [(n, True) for n in members if view.current[n].negated] + [(n, False) for n in statuses]
     for n, same_value_only in enders:
         said = original_interval(view, n)[0]
@@ -189,13 +186,13 @@ def _desired(
             held = known[m][0] <= said < valid[1]
             same = values[m] == values.get(n)
             if held and (same or not same_value_only):
-                out[m] = ("superseded", _ended(known[m], said), by | {n})
+                out[m] = ("superseded", ended(known[m], said), by | {n})
     for m in positive:
         for n in sorted((told_ended or {}).get(m, ())):
             said = view.current[n].valid_from
             status, valid, by = out[m]
             if known[m][0] <= said:
-                out[m] = ("superseded", _ended(valid if status == "superseded" else known[m], said), by | {n})
+                out[m] = ("superseded", ended(valid if status == "superseded" else known[m], said), by | {n})
     return out
 
 
@@ -205,12 +202,6 @@ def _said_together(view: GraphView, older: str, newer: str) -> bool:
     at once. Superseding either by the order they were read in would be a guess; both stay."""
     return (original_interval(view, older)[0] == original_interval(view, newer)[0]
             and bool(set(view.sources.get(older, ())) & set(view.sources.get(newer, ()))))
-
-
-def _ended(known: Interval, at: datetime) -> Interval:
-    """A value superseded at ``at``: ended then, never before it began (see ``INSTANT``)."""
-    start, end = known
-    return start, max(min(end, at), start + INSTANT)
 
 
 def _decide(

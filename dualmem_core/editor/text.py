@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..store.base import STOPWORDS
 
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # "one", "once", "second" and "half" are left out: as often a pronoun or a unit as a count.
 _NUMBER_WORDS = frozenset(
     """
@@ -44,7 +44,7 @@ class TextFeatures:
 
 def features(text: str) -> TextFeatures:
     text = unicodedata.normalize("NFKC", text).replace("’", "'")
-    raw = _WORD.findall(text)
+    raw = WORD.findall(text)
     words = tuple(w.casefold() for w in raw)
     numbers = frozenset(re.findall(r"\d+(?:[.,]\d+)?", text)) | {w for w in words if w in _NUMBER_WORDS}
     negators = sum(1 for w in words if w in _NEGATORS or w.endswith("n't"))

@@ -21,15 +21,17 @@ def cache_users(explicit: int | None = None) -> int:
     """The bound on cached users: ``explicit``, else ``DUALMEM_STORE_CACHE_USERS``, else the default."""
     if explicit is None:
         raw = os.environ.get(ENV_CACHE_USERS, "").strip()
-        if not raw:
-            return DEFAULT_CACHE_USERS
-        try:
-            explicit = int(raw)
-        except ValueError:
-            raise StoreConfigError(f"{ENV_CACHE_USERS}={raw!r} should be a whole number of users") from None
+        return parse_cache_users(raw) if raw else DEFAULT_CACHE_USERS
     if explicit < 1:
         raise StoreConfigError(f"the store's cache must hold at least 1 user, not {explicit}")
     return explicit
+
+
+def parse_cache_users(raw: str) -> int:
+    """``DUALMEM_STORE_CACHE_USERS`` as written: a whole number of users, at least 1."""
+    if not (raw.isdigit() and int(raw) >= 1):
+        raise StoreConfigError(f"{ENV_CACHE_USERS}={raw!r} should be a whole number of users, at least 1")
+    return int(raw)
 
 
 class LeastRecent(OrderedDict[K, V]):

@@ -62,20 +62,17 @@ def text_of(view: GraphView, record_id: str) -> str:
     return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
 
 
-def said_nothing(evidence: dict[str, Any]) -> str:
-    """The evidence with only its numbers shown: its words (an object, an entity's name) come
-    from what the user said, and would outlive a forget in Dagster's event log."""
-    return ", ".join(f"{k}={v if isinstance(v, int | float) else '…'}" for k, v in sorted(evidence.items()))
+def number_only(value: Any) -> Any:
+    """An evidence value as the UI shows it by default: numbers only. Its words (an object, an
+    entity's name) come from what the user said, and would outlive a forget in Dagster's event log."""
+    return value if isinstance(value, int | float) else "…"
 
 
 def sample_table(result: StageResult, view: GraphView) -> MetadataValue:
-    rows = result.sample(SAMPLE_ROWS)
+    texts = shows_texts()
+    rows = result.sample(SAMPLE_ROWS, shown=(lambda v: v) if texts else number_only)
     names = ["action", "subject", "target", "reason", "evidence"]
-    if not shows_texts():
-        # The rows follow sample()'s order: changing decisions first.
-        ordered = result.changing() + [d for d in result.decisions if not d.ops]
-        rows = [{**r, "evidence": said_nothing(d.evidence)} for r, d in zip(rows, ordered, strict=False)]
-    else:
+    if texts:
         names[2:2] = ["subject_text"]
         names[4:4] = ["target_text"]
         rows = [{**r, "subject_text": text_of(view, r["subject"]), "target_text": text_of(view, r["target"])}
