@@ -65,10 +65,10 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
             else:
                 cand.signals.bm25 = hit.score
     _expand(store, flt, candidates, lists)
-    _mark_spoken(candidates, query)
     if asked:
         _look_up(store, flt, candidates, asked, k)
         _add_cues(candidates, by_cue, asked, cues)
+    _mark_spoken(candidates, query)  # after every list has added its candidates
     best_bm25 = max((c.signals.bm25 for c in candidates.values()), default=0.0)
     most_shared = max((c.signals.shared_entities for c in candidates.values()), default=0)
     now = flt.valid_at or utcnow()
