@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer, open_store
 from dualmem_core.providers import HashingEmbedder
-from dualmem_core.store import SearchFilter, SearchHit
+from dualmem_core.store import Edge, EdgeType, SearchFilter, SearchHit, WriteBatch
 from dualmem_core.store import changes as ch
 from dualmem_core.store.base import Store
 from dualmem_core.store.sqlite import access
@@ -154,3 +154,33 @@ def test_a_hit_row_read_in_a_snapshot_older_than_a_count_write_is_not_kept(tmp_p
         assert count() == 0  # the snapshot's row: the count was written after it began
     assert count() == 1  # read again, not the snapshot's row kept
     store.close()
+
+
+def test_kept_supersedes_edges_follow_writes_changes_and_other_processes(tmp_path) -> None:
+    """Recall's read of its candidates' SUPERSEDES edges comes through kept rows, and answers as
+    a read of the table does after this store's writes, a change set and another process's write."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store, other = open_store(url, dimension=64), open_store(url, dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    for i, text in enumerate(["I live in Leeds.", "I live in York.", "I live in Hull."]):
+        writer.remember(text, user_id="u1", source_id=f"m{i}", at=t0 + timedelta(hours=i))
+    ids = sorted(m.id for m in store.export_graph("u1").memories)
+    types = [EdgeType.SUPERSEDES]
+
+    def read(nodes: list[str]) -> list[tuple]:
+        found = store.get_edges("u1", node_ids=nodes, types=types)
+        truth = store._edge_rows(store._conn(), "u1", nodes, types, None, False)
+        assert [e.id for e in found] == [r[0] for r in truth]
+        return [(e.src_id, e.dst_id) for e in found]
+
+    assert read(ids) == []  # read, and kept
+    store.write(WriteBatch(edges=[Edge("u1", EdgeType.SUPERSEDES, ids[1], ids[0])]))
+    assert read(ids) == read(ids[:1]) == read(ids[1:2]) == [(ids[1], ids[0])]  # both ends
+    other.write(WriteBatch(edges=[Edge("u1", EdgeType.SUPERSEDES, ids[2], ids[1])]))
+    assert read(ids[1:]) == [(ids[1], ids[0]), (ids[2], ids[1])]
+    [edge] = store.get_edges("u1", node_ids=[ids[0]], types=types)
+    store.apply_changes(ch.ChangeSet("u1", "run-1", [ch.CloseEdge(edge.id)]))
+    assert read(ids) == [(ids[2], ids[1])]
+    store.close()
+    other.close()

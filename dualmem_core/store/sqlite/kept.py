@@ -39,6 +39,7 @@ class KeptReads:
         self.degrees: dict[str, tuple[int, int]] = {}  # entity -> (count up to cap, cap)
         self.rows: dict[int, tuple[tuple, str]] = {}  # rid -> (version row, its memory's id)
         self.memories: dict[str, tuple] = {}  # memory rows of ``rows``, as the file holds them
+        self.supersedes: dict[str, list[tuple]] = {}  # node -> its open SUPERSEDES edge rows
 
     def uncounted(self, entity_ids: list[str], cap: int) -> list[str]:
         return [e for e in entity_ids if self.degrees.get(e, (0, -1))[1] != cap]
@@ -66,6 +67,24 @@ class KeptReads:
 
     def sources(self, memory_ids: list[str]) -> dict[str, list[str]]:
         return {m: [s for _, s in self.by_memory[m]] for m in memory_ids if self.by_memory.get(m)}
+
+    def unlinked(self, node_ids: list[str]) -> list[str]:
+        return [n for n in node_ids if n not in self.supersedes]
+
+    def keep_links(self, node_ids: list[str], rows: list[tuple]) -> None:
+        """Keep what a read found for ``node_ids``: the open SUPERSEDES edge rows touching them
+        (``rows.EDGE_COLUMNS``: src_id and dst_id are the 4th and 5th)."""
+        if len(self.supersedes) + len(node_ids) > MAX_KEPT:
+            self.supersedes.clear()
+        found: dict[str, list[tuple]] = {n: [] for n in node_ids}
+        for row in rows:
+            for end in {row[3], row[4]}:
+                if end in found:
+                    found[end].append(row)
+        self.supersedes.update(found)
+
+    def links(self, node_ids: list[str]) -> dict[str, list[tuple]]:
+        return {n: self.supersedes[n] for n in node_ids}
 
     def missing_rows(self, rids: list[int]) -> list[int]:
         return [rid for rid in rids if rid not in self.rows]
@@ -95,6 +114,9 @@ class KeptReads:
         """Follow a committed batch of this store's own."""
         episodes = {e.id: e for e in batch.episodes}
         for edge in batch.edges:
+            if edge.type == EdgeType.SUPERSEDES:
+                self.supersedes.pop(edge.src_id, None)
+                self.supersedes.pop(edge.dst_id, None)
             if edge.type == EdgeType.MENTIONS and edge.dst_id in self.degrees:
                 count, cap = self.degrees[edge.dst_id]
                 if edge.tx_to == FAR_FUTURE:

@@ -824,6 +824,21 @@ class SQLiteStore(Store):
 
     def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
                    known_at: datetime | None, all_versions: bool) -> list[Edge]:
+        if node_ids is not None and types == [EdgeType.SUPERSEDES] and known_at is None and not all_versions:
+            # Recall's read of every candidate's successors: through the kept reads (kept.py).
+            found = self._through_kept(
+                user_id, list(dict.fromkeys(node_ids)), KeptReads.unlinked,
+                lambda conn, missing: self._edge_rows(conn, user_id, missing, types, None, False),
+                KeptReads.keep_links, KeptReads.links)
+            rows = {r[0]: r for edges in found.values() for r in edges}
+            return [R.to_edge(r) for r in sorted(rows.values(), key=lambda r: (r[7], r[0]))]
+        return [R.to_edge(r) for r in self._edge_rows(self._conn(), user_id, node_ids, types, known_at,
+                                                      all_versions)]
+
+    @staticmethod
+    def _edge_rows(conn: sqlite3.Connection, user_id: str, node_ids: list[str] | None,
+                   types: list[EdgeType] | None, known_at: datetime | None,
+                   all_versions: bool) -> list[tuple]:
         where, params = _tx_sql("", known_at, all_versions)
         sql = f"SELECT {R.EDGE_COLUMNS} FROM edges WHERE user_id = ? AND {where}"
         params = [user_id, *params]
@@ -840,8 +855,7 @@ class SQLiteStore(Store):
             sql = (f"{by_src} AND src_id IN (SELECT value FROM json_each(?)) "
                    f"UNION {by_dst} AND dst_id IN (SELECT value FROM json_each(?))")
             params = [*params, ids, *params, ids]
-        rows = self._conn().execute(sql + " ORDER BY tx_from, id", params).fetchall()
-        return [R.to_edge(r) for r in rows]
+        return conn.execute(sql + " ORDER BY tx_from, id", params).fetchall()
 
     def _sources_of(self, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
         def read(conn: sqlite3.Connection, missing: list[str]) -> list[tuple]:
