@@ -273,6 +273,10 @@ POSITIVE: list[tuple[str, list[tuple]]] = [
      [("user", "birthday", "May 4"), ("user", "age", "41")]),
     ("we finally got a car, a used Skoda Octavia", [("user", "owns", "Skoda Octavia")]),
     ("I speak Dutch and German more or less", [("user", "speaks", "German")]),
+    # texting: a particle at a clause's end belongs to no fact
+    ("omg hi, im nadia btw. living in leeds atm, sharing a flat w 2 mates",
+     [("user", "name", "Nadia"), ("user", "lives_in", "Leeds")]),
+    ("i work at tesco rn", [("user", "works_at", "Tesco")]),
 ]
 
 
@@ -312,6 +316,8 @@ NEGATIVE = [
     "Unless I get the job, I'll stay in Ohio.",
     "Have you ever been to Portugal?",
     "I work hard.",
+    "Chris Adjei is a terrible singer btw",  # a judgement, not a job
+    "im tired btw",
 ]
 
 

@@ -444,7 +444,7 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 _MARKERS = re.compile(
-    r"^(?:oh|ah|aw|well|so|and|but|also|btw|by the way|anyway|anyways|actually|honestly|basically|okay|ok|"
+    r"^(?:oh|ah|aw|omg|well|so|and|but|also|btw|by the way|anyway|anyways|actually|honestly|basically|okay|ok|"
     r"yeah|yes|yep|no|nope|lol|haha|hahaha|um|uh|umm|hmm|right|alright|plus|besides|then|fyi|ps|p\.s\.|"
     r"fun fact|big news|good news|bad news|quick update|update|guess what|as you know|as I said|"
     r"like I said|as I mentioned|I mean|you know|to be honest|tbh|just so you know|just fyi|sure|wow|"
@@ -472,6 +472,12 @@ _HEDGED = re.compile(
 )
 
 
+# Texting's particles at a clause's end ("im nadia btw", "living in leeds atm"): they belong to
+# no fact, and left in they end up in one ("lives in Leeds Atm").
+_TRAILING = re.compile(r"(?:[\s,]+(?:btw|tbh|atm|rn|imo|ngl|tho|fr))+[\s,!.]*$",
+                       re.IGNORECASE)
+
+
 @dataclass(frozen=True, slots=True)
 class Opened:
     text: str
@@ -496,7 +502,7 @@ def open_clause(text: str) -> Opened:
             text = text[m.end() :]
         if text == before:
             break
-    return Opened(text.strip(" ,"), greeted, hedged)
+    return Opened(_TRAILING.sub("", text).strip(" ,"), greeted, hedged)
 
 
 _AUX = (

@@ -170,6 +170,9 @@ def _title_of(m: re.Match[str], ctx: Context) -> list[Draft]:
 _LIKE_NOUNS = {"dog": "dogs", "cat": "cats"}
 
 
+_JUDGED = re.compile(r"(?:terrible|awful|horrible|lousy|hopeless|useless|rubbish|crap|bad|worst)\s", re.I)
+
+
 def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
     """'am a nurse (at X)', 'am an avid runner', 'am a student at X', 'am a cat person'."""
     phrase = m["o"].replace("stay at home", "stay-at-home")
@@ -230,6 +233,8 @@ def _copula_a(m: re.Match[str], ctx: Context) -> list[Draft]:
         if re.search(r"\s(?:at|in|of)\s", phrase):
             return []  # the studies_at rule names the school
         return [Draft("job_title", "student", 0.7, kind="none")]
+    if _JUDGED.match(title):  # "a terrible singer", "a hopeless cook": a judgement, not a job
+        return []
     if job_head(cut(title)) or (_AT_ORG.search(phrase) and _agent_noun(cut(title))):
         became = m["v"] in ("become", "became", "becoming")
         out = job_drafts(phrase, 0.8, ctx, "start" if became else "state")
