@@ -124,6 +124,34 @@ def test_recall_now_puts_the_change_first_and_as_of_before_it_finds_the_old_stat
     assert veggie[0].memory_id == msg["m4"] and veggie[0].current
 
 
+# The example (Nadia, texting): nothing but the coffee change reads as a triple.
+NADIA = [
+    (0, "omg hi, im nadia btw. living in leeds atm, sharing a flat w 2 mates"),
+    (2, "marco and me are going strong, 3 yrs in june"),
+    (4, "cant live without my morning flat white tbh"),
+    (40, "marco and i called it quits. still friends kinda"),
+    (60, "new flat in manchester is tiny but its mine"),
+    (75, "quit coffee completely, matcha girl now"),
+    (100, "ok so theres this guy tomas from climbing, we've been on 3 dates"),
+]
+
+
+@pytest.mark.parametrize("k", [3, 5, 10])
+def test_asked_by_her_name_the_present_comes_first_whatever_k(store, k):
+    w, user = _load(store, NADIA)
+    Editor(store).run(user)
+    msg = _messages(w, user)
+
+    def first(question: str) -> str:
+        return w.recall(question, user_id=user, k=k, record_access=False)[0].text
+
+    # Her own name ("im nadia btw") asks about the user: it does not lift the introduction.
+    assert first("Where does Nadia live?") == NADIA[4][1]
+    assert first("Who is Nadia seeing?") == NADIA[6][1]
+    assert first("What does Nadia drink in the morning?") == "user does not drink coffee"
+    assert _status(w, user, msg["m1"]) == "superseded"  # "going strong", then "called it quits"
+
+
 def test_a_rerun_changes_nothing_and_rollback_undoes_every_update(store):
     w, user = _load(store)
     run = Editor(store).run(user)
