@@ -127,3 +127,21 @@ def test_asked_about_the_present_the_latest_telling_comes_first_without_any_fact
     before = [h.text for h in w.recall("Where does the user live?", user_id=user, k=5,
                                        as_of=T + timedelta(days=10))]
     assert said[0][1] in before and said[2][1] not in before, before
+
+
+def test_asked_about_the_present_a_message_telling_only_the_past_comes_after_the_present(store):
+    """The newer message tells of an earlier job ("used to work at"): its one fact has ended,
+    so it is not the latest telling of where the user works, and it keeps half its score."""
+    user = f"ranking-past-telling-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    said = [(0, "started at Rossi's Deli downtown last month, I work the counter"),
+            (20, "funny, before the deli I used to work at the Blue Harbor Aquarium, cleaning the tanks")]
+    for day, text in said:
+        w.remember(text, user_id=user, session_id=f"s{day}", at=T + timedelta(days=day))
+    hits = w.recall("Where does the user work?", user_id=user, k=5, record_access=False)
+    texts = [h.text for h in hits]
+    assert texts[0] == said[0][1], texts
+    assert texts.index("user works at Rossi's Deli") < texts.index(said[1][1]), texts
+    past = w.recall("Where did the user work before the deli?", user_id=user, k=5, record_access=False)
+    assert "user used to work at Blue Harbor Aquarium" in [h.text for h in past[:2]]
+    assert said[1][1] in [h.text for h in past]  # asked about the past, not set back

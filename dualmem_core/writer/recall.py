@@ -90,9 +90,12 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
                                     aside=cand.signals.aside, spoken=cand.signals.spoken)
         ranked.append((score, parts, current, cand.hit))
     if flt.valid_at is None and not past:
+        told_past = _past_tellings(store, flt.user_id, ranked)
+        ranked = [(score * scoring.STALE if hit.memory.id in told_past else score, parts, current, hit)
+                  for score, parts, current, hit in ranked]
         ranked = _successors_first(store, flt.user_id, ranked)
         if asked:
-            ranked = _newest_first(ranked, asked, cues)
+            ranked = _newest_first(ranked, asked, cues, told_past)
     elif past and asked.excluded:
         ranked = _predecessors_of_named(store, flt.user_id, asked.excluded, ranked)
     # Equal scores by text, then id: ids are random, so an id alone would make ties (and
@@ -153,7 +156,7 @@ def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: 
         cand.signals.cue = hit.score / best if best > 0 else 0.0
 
 
-def _newest_first(ranked: list[tuple], asked: Asked, cues: str) -> list[tuple]:
+def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[str]) -> list[tuple]:
     """Asked about the present of a single-valued thing ("where does she live?"), the memories in
     the best NEWEST_WINDOW that tell of it keep their scores, dealt out newest first: the latest telling is
     the present, whether or not the Editor linked it to the one it replaced ("new flat in
@@ -173,7 +176,8 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str) -> list[tuple]:
             return (canonical(v.predicate) in slot and not v.negated and (v.subject or "").casefold() in about
                     and (v.object or "").casefold() not in asked.excluded)
         # The agent's replies have no search text of their own context (``search_text.py``).
-        return about == {"user"} and v.search_text is not None and _says(v.text, words)
+        return (about == {"user"} and v.search_text is not None and _says(v.text, words)
+                and hit.memory.id not in told_past)
 
     members = [i for i in top if ranked[i][2] and tells(ranked[i][3])]
     if len(members) < 2:
@@ -315,6 +319,28 @@ def _latest_before(named: SearchHit, rivals: list[SearchHit]) -> str | None:
     if not earlier:
         return None
     return max(earlier, key=lambda h: (h.version.valid_from, h.version.valid_to, h.version.text)).memory.id
+
+
+def _past_tellings(store: Store, user_id: str, ranked: list[tuple]) -> set[str]:
+    """The messages whose facts among the candidates have all ended or been superseded: they
+    tell of the past ("funny thing is it's not my first coast job, I was at the aquarium" beside
+    "user used to work at Monterey Bay Aquarium"), though their words match a question about
+    the present as well as they did when they were true."""
+    ranked = sorted(ranked, key=lambda item: -item[0])[:NEWEST_WINDOW]  # the rest are not shown
+    if all(item[3].memory.kind == "fact" for item in ranked):
+        return set()
+    sources = sources_of(store, user_id, list({item[3].memory.id for item in ranked}))
+    holds: dict[str, bool] = {}  # source id -> whether a fact told there still holds
+    for _, _, current, hit in ranked:
+        if hit.memory.kind == "fact":
+            for source in sources.get(hit.memory.id, []):
+                holds[source] = holds.get(source, False) or current
+    out = set()
+    for _, _, _, hit in ranked:
+        said = [holds[s] for s in sources.get(hit.memory.id, []) if s in holds]
+        if hit.memory.kind != "fact" and said and not any(said):
+            out.add(hit.memory.id)
+    return out
 
 
 def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:
