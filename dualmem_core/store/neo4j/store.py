@@ -863,9 +863,12 @@ def _tx_cypher(alias: str, known_at: datetime | None, all_versions: bool) -> tup
 
 def _lucene(user_id: str, terms: list[str]) -> str:
     """A full-text query for any of ``terms`` (each quoted: never Lucene syntax) in the user's
-    versions' search texts (``search``: the search text, else the text)."""
+    versions' search texts (``search``: the search text, else the text). The tenant clause
+    scores nothing (boost 0): it would add one constant to every hit's score, which recall
+    divides by the best, so a weak match would look stronger than on SQLite (FTS5 gives the
+    tenant column no weight)."""
     words = " OR ".join(f'"{t}"' for t in terms)
-    return f'user_key:"{R.user_key(user_id)}" AND search:({words})'
+    return f'user_key:"{R.user_key(user_id)}"^0 AND search:({words})'
 
 
 def _filter_cypher(flt: SearchFilter) -> tuple[dict[str, str], dict]:
