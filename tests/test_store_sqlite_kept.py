@@ -184,3 +184,35 @@ def test_kept_supersedes_edges_follow_writes_changes_and_other_processes(tmp_pat
     assert read(ids) == [(ids[2], ids[1])]
     store.close()
     other.close()
+
+
+def test_kept_mentions_follow_writes_forgets_and_other_processes(tmp_path) -> None:
+    """Expansion walks kept MENTIONS edges (a seed's entities, an entity's memories): its
+    neighbours stay those a store with nothing kept finds."""
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    store, other = open_store(url, dimension=64), open_store(url, dimension=64)
+    writer = Writer(store, embedder=HashingEmbedder(64))
+    t0 = datetime(2025, 3, 1, tzinfo=UTC)
+    writer.remember("My sister Ana lives in Lisbon.", user_id="u1", source_id="m0", at=t0)
+    writer.remember("Ana is a nurse.", user_id="u1", source_id="m1", at=t0 + timedelta(hours=1))
+    [lunch] = writer.remember("I met Ana in Lisbon for lunch.", user_id="u1", source_id="m2",
+                              at=t0 + timedelta(hours=2)).memory_ids  # no MENTIONS edge
+    seed = writer.recall("Ana Lisbon", user_id="u1", k=1)[0].memory_id
+
+    def check() -> list:
+        found = store.entity_neighbours("u1", [seed, seed])
+        fresh = open_store(url, dimension=64)
+        assert found == fresh.entity_neighbours("u1", [seed])
+        fresh.close()
+        return found
+
+    first = check()  # read, and kept
+    writer.remember("I visited Lisbon with Ana.", user_id="u1", source_id="m3", at=t0 + timedelta(hours=3))
+    second = check()  # this store's write: a new memory on a kept entity
+    assert len(second) > len(first)
+    other.write(WriteBatch(edges=[Edge("u1", EdgeType.MENTIONS, lunch, first[0].via_entities[0])]))
+    assert lunch in {n.memory_id for n in check()} - {n.memory_id for n in second}  # another process
+    writer.forget(user_id="u1", source_ids=["m3"])
+    check()
+    store.close()
+    other.close()

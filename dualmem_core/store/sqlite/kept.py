@@ -7,8 +7,10 @@ entity of its seeds (up to the hub limit) to skip hubs: for a hub, that many edg
 Recall's hits and their entities repeat, so both are read once and kept, and kept current by
 this store's own writes: a batch that adds a FROM edge from a new episode adds its source, and
 a new MENTIONS edge adds one to its entity's count; any other change to those edges drops the
-entry. Another process's write (or a forget, an Editor change, an import) moves the user's
-generation on, and the whole copy is dropped at the next read, as the vector cache is.
+entry. So are the MENTIONS edges expansion walks (a seed's entities, a non-hub entity's
+memories), followed the same way. Another process's write (or a forget, an Editor change, an
+import) moves the user's generation on, and the whole copy is dropped at the next read, as the
+vector cache is.
 
 Search hits are kept too: the version and memory rows of each rid a search returned. Reading
 them was a sixth of a recall at 100k (a row of each table per hit, ~60 hits), and a row not
@@ -40,6 +42,8 @@ class KeptReads:
         self.rows: dict[int, tuple[tuple, str]] = {}  # rid -> (version row, its memory's id)
         self.memories: dict[str, tuple] = {}  # memory rows of ``rows``, as the file holds them
         self.supersedes: dict[str, list[tuple]] = {}  # node -> its open SUPERSEDES edge rows
+        self.mentions: dict[str, list[str]] = {}  # memory -> entities of its open MENTIONS edges
+        self.mentioned_by: dict[str, list[str]] = {}  # entity (not a hub) -> memories mentioning it
 
     def uncounted(self, entity_ids: list[str], cap: int) -> list[str]:
         return [e for e in entity_ids if self.degrees.get(e, (0, -1))[1] != cap]
@@ -86,6 +90,25 @@ class KeptReads:
     def links(self, node_ids: list[str]) -> dict[str, list[tuple]]:
         return {n: self.supersedes[n] for n in node_ids}
 
+    def unread(self, name: str, ids: list[str]) -> list[str]:
+        """Of ``ids``, those the map ``name`` (mentions, mentioned_by) lacks."""
+        kept = getattr(self, name)
+        return [i for i in ids if i not in kept]
+
+    def keep_pairs(self, name: str, ids: list[str], rows: list[tuple[str, str]]) -> None:
+        """Keep what a read found for ``ids``: rows of (id, the other end of an edge)."""
+        kept = getattr(self, name)
+        if len(kept) + len(ids) > MAX_KEPT:
+            kept.clear()
+        found: dict[str, list[str]] = {i: [] for i in ids}
+        for key, value in rows:
+            found[key].append(value)
+        kept.update(found)
+
+    def pairs_of(self, name: str, ids: list[str]) -> dict[str, list[str]]:
+        kept = getattr(self, name)
+        return {i: kept[i] for i in ids}
+
     def missing_rows(self, rids: list[int]) -> list[int]:
         return [rid for rid in rids if rid not in self.rows]
 
@@ -117,6 +140,13 @@ class KeptReads:
             if edge.type == EdgeType.SUPERSEDES:
                 self.supersedes.pop(edge.src_id, None)
                 self.supersedes.pop(edge.dst_id, None)
+            if edge.type == EdgeType.MENTIONS:
+                for kept, key, value in ((self.mentions, edge.src_id, edge.dst_id),
+                                         (self.mentioned_by, edge.dst_id, edge.src_id)):
+                    if key in kept and edge.tx_to == FAR_FUTURE:
+                        kept[key].append(value)
+                    else:
+                        kept.pop(key, None)
             if edge.type == EdgeType.MENTIONS and edge.dst_id in self.degrees:
                 count, cap = self.degrees[edge.dst_id]
                 if edge.tx_to == FAR_FUTURE:

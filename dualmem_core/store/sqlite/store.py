@@ -764,15 +764,22 @@ class SQLiteStore(Store):
 
     def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
                            limit: int) -> list[Neighbour]:
-        conn = self._conn()
-        seeds = json.dumps(memory_ids)
+        seeds = list(dict.fromkeys(memory_ids))
         mentions = "FROM edges WHERE user_id = ? AND type = 'MENTIONS' AND tx_to = ?"
         by_dst = mentions.replace("edges", _BY_DST)  # the planner, without statistics, may take another
-        entities = conn.execute(
-            f"SELECT dst_id, group_concat(src_id, char(31)) {mentions.replace('edges', _BY_SRC)} "
-            "AND src_id IN (SELECT value FROM json_each(?)) GROUP BY dst_id",
-            (user_id, FAR, seeds)).fetchall()
-        seeds_of = {e: tuple(sorted(s.split("\x1f"))) for e, s in entities}
+
+        def pairs(name: str, sql: str, ids: list[str]) -> dict[str, list[str]]:
+            """{id: its ends} through the kept reads (kept.py): recall's seeds and their entities repeat."""
+            return self._through_kept(
+                user_id, ids, lambda k, ids: k.unread(name, ids),
+                lambda conn, missing: conn.execute(sql, (user_id, FAR, json.dumps(missing))).fetchall(),
+                lambda k, ids, rows: k.keep_pairs(name, ids, rows), lambda k, ids: k.pairs_of(name, ids))
+
+        seeds_of: dict[str, list[str]] = defaultdict(list)
+        for seed, entities in pairs("mentions", f"SELECT src_id, dst_id {mentions.replace('edges', _BY_SRC)} "
+                                    "AND src_id IN (SELECT value FROM json_each(?))", seeds).items():
+            for entity in entities:
+                seeds_of[entity].append(seed)
         cap = max_entity_degree + 1
 
         def count(conn: sqlite3.Connection, missing: list[str]) -> list[tuple]:
@@ -785,11 +792,11 @@ class SQLiteStore(Store):
             user_id, list(seeds_of), lambda k, ids: k.uncounted(ids, cap), count,
             lambda k, _, rows: k.keep_degrees(rows, cap), lambda k, ids: k.known_degrees(ids, cap))
         kept = [e for e, degree in degrees.items() if degree <= max_entity_degree]
-        rows = conn.execute(
-            f"SELECT src_id, dst_id {by_dst} AND dst_id IN (SELECT value FROM json_each(?)) "
-            "AND src_id NOT IN (SELECT value FROM json_each(?))",
-            (user_id, FAR, json.dumps(kept), seeds)).fetchall()
-        return rank_neighbours(rows, seeds_of, limit)
+        mentioned = pairs("mentioned_by", f"SELECT dst_id, src_id {by_dst} AND dst_id IN "
+                          "(SELECT value FROM json_each(?))", kept)
+        wanted = set(seeds)
+        rows = [(src, e) for e in kept for src in mentioned[e] if src not in wanted]
+        return rank_neighbours(rows, {e: tuple(sorted(s)) for e, s in seeds_of.items()}, limit)
 
     # -- reads ----------------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ import numpy as np
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # versions_fts's, in schema.sql
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 _MAX_WORDS = 100_000  # query words whose token is remembered
+_MAX_TERMS = 2_000  # tokens whose score terms are kept per user (8 bytes a posting)
 
 
 class Tokenizer:
@@ -88,6 +89,9 @@ class UserText:
         self._norms = np.zeros(0, dtype=np.float64)
         self._postings: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
         self.pending: list[tuple[int, str]] = []  # (rid, text) written since, not yet tokenized
+        # token -> its term of the score of each row of its postings: the same until the rows
+        # change, and queries repeat words ("live", "work"), some in a fifth of the rows.
+        self._terms: dict[str, np.ndarray] = {}
 
     def add(self, tokenizer: Tokenizer, rows: list[tuple[int, str]]) -> None:
         """Tokenize and index rows (rid, text)."""
@@ -118,6 +122,7 @@ class UserText:
             # token of every query: the same operations on the same values, the same bits.
             avgdl = self._total_length / float(self._rids.size)
             self._norms = K1 * ((1 - B) + B * self._lengths / avgdl)
+            self._terms.clear()
 
     def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
         chunks = self._postings.get(token)
@@ -134,20 +139,30 @@ class UserText:
         holding only this user's rows."""
         if not self._rids.size:
             return np.zeros(0, dtype=np.int64), np.zeros(0)
-        total_rows = int(self._rids.size)
+        found = [(rows, self._term(token, rows, tfs)) for token in tokens  # in phrase order, as
+                 for rows, tfs in [self.postings(token)] if rows.size]  # FTS5 sums them (+0.0 if none)
+        if len(found) == 1:  # 0.0 + the one term is the term: no row-sized arrays (``best`` orders)
+            return self._rids[found[0][0]], found[0][1]
         score = np.zeros(len(self._rids), dtype=np.float64)
         matched = np.zeros(len(self._rids), dtype=bool)
-        for token in tokens:  # in phrase order, as FTS5 sums them
-            rows, tfs = self.postings(token)
-            if not rows.size:
-                continue  # FTS5 adds 0.0 for it
-            hits = rows.size
-            idf = math.log((total_rows - hits + 0.5) / (hits + 0.5))
-            idf = idf if idf > 0.0 else 1e-6
-            score[rows] += idf * ((tfs * (K1 + 1.0)) / (tfs + self._norms[rows]))
+        for rows, term in found:
+            score[rows] += term
             matched[rows] = True
         at = np.flatnonzero(matched)
         return self._rids[at], score[at]
+
+    def _term(self, token: str, rows: np.ndarray, tfs: np.ndarray) -> np.ndarray:
+        """The token's term of the score of each row of its postings (read-only: shared)."""
+        term = self._terms.get(token)
+        if term is None:
+            hits = rows.size
+            idf = math.log((int(self._rids.size) - hits + 0.5) / (hits + 0.5))
+            idf = idf if idf > 0.0 else 1e-6
+            term = idf * ((tfs * (K1 + 1.0)) / (tfs + self._norms[rows]))
+            if len(self._terms) >= _MAX_TERMS:  # a bound on memory, not an eviction policy
+                self._terms.clear()
+            self._terms[token] = term
+        return term
 
 
 def best(rids: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
