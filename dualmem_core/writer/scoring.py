@@ -10,7 +10,8 @@
                 * (ASIDE for another person's fact of that predicate or the value set aside)
                 * (SPOKEN for a message said by a person the question names)
     staleness = 1 if current else STALE; for a question about the past ("before", "used to",
-                "previously", ...): PAST_CURRENT if current else 1
+                "previously", ...): PAST_CURRENT if current else 1. Asked about the present,
+                a message whose facts have all ended is stale too (``recall._past_tellings``)
 
 The seed's baseline was cosine x confidence x salience x 0.7 when superseded. Adding the text
 and graph signals lets an exact name or a shared entity lift a memory that embeddings miss;

@@ -444,8 +444,8 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 _MARKERS = re.compile(
-    r"^(?:oh|ah|aw|omg|well|so|and|but|also|btw|by the way|anyway|anyways|actually|honestly|basically|okay|ok|"
-    r"yeah|yes|yep|no|nope|lol|haha|hahaha|um|uh|umm|hmm|right|alright|plus|besides|then|fyi|ps|p\.s\.|"
+    r"^(?:oh|ah|aw|omg|well|so|and|but|also|btw|by the way|anyway|anyways|actually|honestly|basically|"
+    r"okay|ok|yeah|yes|yep|no|nope|lol|haha|hahaha|um|uh|umm|hmm|right|alright|plus|besides|then|fyi|ps|p\.s\.|"
     r"fun fact|big news|good news|bad news|quick update|update|guess what|as you know|as I said|"
     r"like I said|as I mentioned|I mean|you know|to be honest|tbh|just so you know|just fyi|sure|wow|"
     r"oh and|oh also|and also|also also|funny enough|interestingly|by the by|side note|random fact|"

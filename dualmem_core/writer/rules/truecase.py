@@ -56,7 +56,8 @@ not never no yes yeah yep nope ok okay alright sure maybe perhaps also too very 
 only even still already again ever soon now later today tonight tomorrow yesterday recently lately
 finally actually honestly basically literally seriously probably definitely totally pretty almost
 nearly mostly usually always often sometimes rarely once twice else instead anyway anyways btw lol
-lmao omg atm rn tbh imo ngl idk haha hahaha ugh oh ah hmm wow well like kinda sorta gonna wanna gotta dunno tho thru pls plz
+lmao omg atm rn tbh imo ngl idk haha hahaha ugh oh ah hmm wow well like kinda sorta gonna wanna gotta
+dunno tho thru pls plz
 thx thanks thank sorry please hi hey hello hiya yo bye cheers congrats
 one two three four five six seven eight nine ten eleven twelve first second third last next few many
 much more most less least lot lots bit half whole several own same different new old young big small
