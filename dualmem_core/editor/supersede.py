@@ -50,6 +50,11 @@ ENDED_BY_STATUS = {
 }
 
 
+# Predicates whose value only grows with time: a number below an earlier-begun one means the
+# earlier one was dated too early, not that the value went down (``_out_of_order``).
+GROWING = frozenset({"age"})
+
+
 def supersede(
     view: GraphView,
     copies: dict[str, str] | None = None,
@@ -171,8 +176,11 @@ def _desired(
                 segments[-1].append(m)
             else:
                 segments.append([m])
-        for segment, following in zip(segments, segments[1:], strict=False):
-            successor = following[0]
+        misplaced = _out_of_order(predicate, [values[s[0]] for s in segments])
+        for i, segment in enumerate(segments[:-1]):
+            # A value told out of order ends nothing: the next value in order does.
+            successor = next((s[0] for j, s in enumerate(segments[i + 1 :], i + 1) if j not in misplaced),
+                             segments[i + 1][0])
             begins = original_interval(view, successor)[0]
             for m in segment:
                 if _said_together(view, m, successor):
@@ -194,6 +202,28 @@ def _desired(
             if known[m][0] <= said:
                 out[m] = ("superseded", ended(valid if status == "superseded" else known[m], said), by | {n})
     return out
+
+
+def _out_of_order(predicate: str, values: list[str]) -> set[int]:
+    """Positions in a chain of values (ordered by when they began) of a predicate that only grows
+    (``GROWING``: an age) whose value is above one that began after it: a telling the Writer
+    dated too early ("I'll be 41 in May", told in March, read as 41 since last May). Such a value
+    ends nothing: it and the value before it are ended by the next value in order, so
+    39 -> 41 -> 40 chains as 39 -> 40 and 41 -> 40."""
+    if predicates.canonical(predicate) not in GROWING:
+        return set()
+    numbers = [_number(v) for v in values]
+    return {
+        i for i, n in enumerate(numbers)
+        if n is not None and any(m is not None and m < n for m in numbers[i + 1 :])
+    }
+
+
+def _number(value: str) -> float | None:
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def _said_together(view: GraphView, older: str, newer: str) -> bool:
