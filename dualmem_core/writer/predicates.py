@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 FAVOURITE_PREFIX = "favourite_"
 
@@ -160,6 +161,7 @@ def _singular(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)  # recall asks it of every candidate, several times: ~120 calls a recall
 def canonical(predicate: str) -> str:
     """The canonical name of ``predicate`` (aliases and favourite spellings folded)."""
     name = predicate.strip().lower()
