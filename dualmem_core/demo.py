@@ -24,6 +24,7 @@ SUMMARY = [
     "duplicate_precision",
     "duplicate_recall",
     "contradiction_recall",
+    "contradiction_recall_any",
     "current_wrongly_superseded",
     "wrong_merges",
 ]

@@ -60,6 +60,10 @@ class Graph:
         return metrics.StoredUser(self.g)
 
 
+_COUNTS = ("dup_correct", "dup_predicted", "dup_found", "dup_gold", "prov_correct", "prov_judged",
+           "ent_correct", "ent_predicted", "ent_gold", "wrong_merges")
+
+
 def _fixture(facts, updates=(), entities=()):
     return Fixture([], list(facts), [], list(updates), list(entities), [])
 
@@ -106,6 +110,75 @@ def test_supersession_pairs_direction_and_wrongly_superseded_facts():
     assert (c["sup_matching"], c["sup_predicted"], c["sup_right"]) == (2, 2, 1)
     assert (c["sup_found"], c["sup_gold"]) == (1, 2)
     assert c["current_wrongly_superseded"] == 1
+    assert c["sup_any_found"] == 1  # any memory: fact edges count too, pointing new -> old only
+
+
+def test_an_update_told_in_messages_counts_for_contradiction_recall_any_only(tmp_path):
+    """A change of job told only in messages (no triple either side) that the Editor records
+    message -> message (``editor/replaced.py``) is found by ``contradiction_recall_any``, not by
+    the fact-level ``contradiction_recall``; the diet edge records no gold update pair."""
+    from datetime import timedelta
+
+    from dualmem_core import Editor, Writer
+
+    life = [
+        (0, "hiya, kez here. living in bristol atm w my sister"),
+        (1, "work at a bakery on gloucester rd, early shifts r killing me"),
+        (3, "veggie since uni, tofu everything lol"),
+        (30, "left the bakery!! new job at a design studio from monday"),
+        (90, "not veggie anymore, eating fish again"),
+    ]
+    with open_store(f"sqlite:///{tmp_path / 'm.db'}") as store:
+        w = Writer(store)
+        for i, (n, text) in enumerate(life):
+            w.remember(text, user_id=U, session_id=f"s{i}", at=T + timedelta(days=n), source_id=f"m{i}")
+        Editor(store).run(U)
+        stored = metrics.StoredUser(store.export_graph(U))
+
+    def job(fid, obj, source, current):
+        return GoldFact(fid, U, (source,), f"works at {obj}", "user", "works_at", obj, None, None, current)
+
+    facts = [
+        _fact("home", "Bristol", ["m0"]),
+        job("bakery", "bakery", "m1", False),
+        job("studio", "design studio", "m3", True),
+        GoldFact("veg", U, ("m2",), "is vegetarian", "user", "diet", "veggie", None, None, True),
+    ]
+    messages = {m for m, k in stored.kind.items() if k == "observation"}
+    told = {frozenset(f.id for f in facts if stored.expresses(m, f)) for m in messages}
+    assert frozenset({"studio"}) in told and frozenset({"bakery"}) in told
+    sup = stored.open_edges(EdgeType.SUPERSEDES)
+    assert sup and all(e.src_id in messages and e.dst_id in messages for e in sup)  # no triple
+    assert not any(stored.kind[m] == "fact" and stored.facts_of_memory(m, facts[1:3]) for m in stored.kind)
+
+    c = metrics.supersessions(stored, _fixture(facts, [UpdateChain(U, ("bakery", "studio"))]), U)
+    assert (c["sup_found"], c["sup_predicted"], c["sup_gold"]) == (0, 0, 1)  # fact level: unchanged
+    assert c["sup_any_found"] == 1 and len(sup) == 2  # job: found; diet: no gold update pair
+    values = metrics.graph_metrics({**dict.fromkeys(_COUNTS, 0), **c})
+    assert values["contradiction_recall"] == 0.0 and values["contradiction_recall_any"] == 1.0
+    assert values["contradiction_precision"] is None  # no fact edge at all
+
+
+def test_a_message_edge_between_unrelated_or_reversed_tellings_does_not_count():
+    g = Graph()
+    leeds = g.memory("living in leeds atm", ["m1"], kind="observation")
+    cat = g.memory("got a cat called biscuit", ["m2"], kind="observation")
+    manchester = g.memory("new flat in manchester", ["m3"], kind="observation")
+    lisbon = g.memory("off to lisbon for a week", ["m4"], kind="observation")
+    g.edge(EdgeType.SUPERSEDES, manchester, cat)  # unrelated: a cat is no home
+    g.edge(EdgeType.SUPERSEDES, leeds, manchester)  # the right pair, the wrong way round
+    g.edge(EdgeType.SUPERSEDES, lisbon, leeds)  # the newer end tells no gold fact
+    facts = [
+        _fact("l", "Leeds", ["m1"], False),
+        _fact("m", "Manchester", ["m3"]),
+        GoldFact("c", U, ("m2",), "has a cat Biscuit", "user", "pet", "biscuit", None, None, True),
+    ]
+    c = metrics.supersessions(g.stored(), _fixture(facts, [UpdateChain(U, ("l", "m"))]), U)
+    assert (c["sup_any_found"], c["sup_gold"]) == (0, 1)
+    g.edge(EdgeType.SUPERSEDES, manchester, leeds)  # the update itself, new -> old: found
+    c = metrics.supersessions(g.stored(), _fixture(facts, [UpdateChain(U, ("l", "m"))]), U)
+    assert c["sup_any_found"] == 1
+    assert (c["sup_found"], c["sup_predicted"]) == (0, 0)  # messages: not in the fact-level counts
 
 
 def test_entity_pairs_follow_merges_and_count_wrong_ones():
@@ -155,7 +228,7 @@ def test_a_rate_with_nothing_to_count_is_none_and_shows_as_a_dash():
     assert metrics.ratio(0, 0) is None and metrics.ratio(1, 4) == 0.25
     counts = dict.fromkeys(("dup_correct", "dup_predicted", "dup_found", "dup_gold", "prov_correct",
                             "prov_judged", "sup_matching", "sup_predicted", "sup_found", "sup_gold",
-                            "sup_right", "ent_correct", "ent_predicted", "ent_gold",
+                            "sup_right", "sup_any_found", "ent_correct", "ent_predicted", "ent_gold",
                             "current_wrongly_superseded", "wrong_merges"), 0)
     assert set(metrics.graph_metrics(counts).values()) == {None, 0}
     assert (_pct(None), _pct(0.5)) == ("–", "50.0%")

@@ -32,7 +32,8 @@ MARGIN = 0.02
 USER_MARGIN = 0.05
 RETRIEVAL = ("recall@5", "strict_recall@5", "mrr")
 PAIRS = ("provenance_precision", "duplicate_precision", "duplicate_recall", "contradiction_precision",
-         "contradiction_recall", "direction_accuracy", "entity_precision", "entity_recall")
+         "contradiction_recall", "contradiction_recall_any", "direction_accuracy", "entity_precision",
+         "entity_recall")
 AT_MOST = ("stale_first_rate", "current_wrongly_superseded", "wrong_merges")
 COUNTS = ("current_wrongly_superseded", "wrong_merges")
 

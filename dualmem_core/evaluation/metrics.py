@@ -9,9 +9,10 @@ Stored memories are tied to gold facts by provenance and content, never by id:
     is Jon's son", though both came from one message and name Mateo).
 
 Observations (raw messages) can express facts too; the duplicate and supersession metrics look
-only at fact memories (what the extractor made), retrieval looks at every hit. A pair metric's
-precision is ``correct / predicted`` and recall ``found / gold``, with the counts reported
-beside them. A ratio with nothing to count (0/0) is ``None``, shown as "–": it was neither
+only at fact memories (what the extractor made), except ``contradiction_recall_any``, which
+looks at facts and messages alike (a message needs no predicate); retrieval looks at every hit.
+A pair metric's precision is ``correct / predicted`` and recall ``found / gold``, with the
+counts reported beside them. A ratio with nothing to count (0/0) is ``None``, shown as "–": it was neither
 right nor wrong, and a 100% there would be a number nobody measured.
 """
 
@@ -166,6 +167,18 @@ def supersessions(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[st
       direction accuracy: right-direction matches / matches;
     * wrongly superseded: gold facts marked current of which some fact memory expressing it has
       status ``superseded`` (rate over current gold facts that some fact memory expresses).
+
+    Contradiction recall over *any* memory, facts or messages (``sup_any_found`` of
+    ``sup_gold``), since an update told in the user's own words may be recorded between their
+    messages (``editor/replaced.py``) whether or not the extractor made a triple: gold pairs
+    (old, new) matched by some open ``SUPERSEDES`` edge whose older end (destination)
+    expresses old and newer end (source) expresses new, where a fact memory expresses a gold
+    fact as above and a message (observation) when it shares a source with the fact and says
+    its object (no predicate). Unlike ``contradiction_recall`` (an edge either way round), the
+    edge must point from the new to the old: one backwards makes the current state past. It
+    has no precision counterpart: the gold tells an end without
+    a successor ("was vegetarian until Easter") as one fact, not a pair, so a message edge that
+    rightly records it (both messages express that one fact) would be judged wrong.
     """
     facts = fixture.facts_of(user_id)
     pairs = [
@@ -200,6 +213,17 @@ def supersessions(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[st
         for f in current
         if any(f.id in expressed[m] and stored.status[m] == "superseded" for m in fact_mems)
     ]
+    told = {  # any memory -> the gold facts it expresses
+        m: expressed[m] if k == "fact" else {f.id for f in facts if stored.expresses(m, f)}
+        for m, k in stored.kind.items()
+        if k in ("fact", "observation")
+    }
+    found_any = {
+        (old, new)
+        for e in stored.open_edges(EdgeType.SUPERSEDES)
+        for old, new in pairs
+        if old in told.get(e.dst_id, ()) and new in told.get(e.src_id, ())
+    }
     return {
         "sup_matching": matching,
         "sup_predicted": len(edges),
@@ -208,6 +232,7 @@ def supersessions(stored: StoredUser, fixture: Fixture, user_id: str) -> dict[st
         "sup_right": right,
         "current_wrongly_superseded": len(wrong),
         "current_expressed": len(current),
+        "sup_any_found": len(found_any),
     }
 
 
@@ -267,6 +292,9 @@ def graph_metrics(counts: dict[str, int]) -> dict[str, float | None]:
         "provenance_precision": ratio(c["prov_correct"], c["prov_judged"]),
         "contradiction_precision": ratio(c["sup_matching"], c["sup_predicted"]),
         "contradiction_recall": ratio(c["sup_found"], c["sup_gold"]),
+        # any memory, facts or messages: gold update pairs some SUPERSEDES edge records with its
+        # newer end expressing the newer fact and its older end the older (see supersessions)
+        "contradiction_recall_any": ratio(c["sup_any_found"], c["sup_gold"]),
         "direction_accuracy": ratio(c["sup_right"], c["sup_matching"]),
         "current_wrongly_superseded": c["current_wrongly_superseded"],
         "entity_precision": ratio(c["ent_correct"], c["ent_predicted"]),
