@@ -44,14 +44,21 @@ or embeddings at ``update_grey_cosine``) go to the LLM judge when one is configu
 
 The earlier message's own single-valued facts whose value the change is said of ("leaving
 cardiff" ends "user lives in Cardiff") are superseded with it; the fact stage keeps them so
-(``told_ended`` in ``supersede._desired``). A message whose successor was forgotten is restored,
-as the fact chain heals. Incremental: only a new message is compared with those before it.
+(``told_ended`` in ``supersede._desired``). Such a fact also ends alone when its message stays
+current (it tells other things too), if a strong change word is said of its whole value and a
+fact read from the later message, about the same subject, names that value: "Rob is leaving
+Halvorsen Marine!" ends "Roberto works at Halvorsen Marine" (a short form of the name counts
+when the fact's own message wrote both, "my husband Roberto (Rob) ..."; ``_facts_it_ends``).
+A message whose successor was forgotten is restored, as the fact chain heals. Incremental: only
+a new message is compared with those before it.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -165,11 +172,17 @@ def replaced(
     near = view.near(asked, 2 * config.neighbours, config.update_grey_cosine)
     grey: list[tuple[_Message, _Message, dict]] = []
     ended_now: set[str] = set()
+    facts_ended: set[str] = set()  # facts this run ends by a message
+    endable = functools.cache(lambda: _endable(view, messages, fact_successors))
     for later in ordered:
         if later.memory_id not in new:
             continue  # incremental: an earlier run compared it with the messages before it
         changes = later.words & CHANGE
         slots = _slots(view, later)
+        for fact in _facts_it_ends(view, later, endable):
+            if fact not in facts_ended:
+                facts_ended.add(fact)
+                decisions.append(_end_fact(view, fact, later))
         if later.words & ADDITION or not (changes or slots):
             continue  # "a second cat", "pottery too": more of a multi-valued thing; or no news
         ended_values = _ended_values(view, later)
@@ -201,6 +214,7 @@ def replaced(
             if rank > 0 and not (evidence.get("slot") or evidence.get("ended")):
                 continue  # only the closest message, unless the facts name the slot too
             ended_now.add(memory_id)
+            evidence["facts"] = [f for f in evidence.get("facts", ()) if f not in facts_ended]
             decisions.append(_supersede(view, messages[memory_id], later, evidence, evidence["rule"]))
     if grey:
         grey = [(a, b, ev) for a, b, ev in grey if a.memory_id not in ended_now]
@@ -388,6 +402,80 @@ def _compare(
     if shared or cosine >= config.update_grey_cosine:
         return None, evidence
     return False, evidence
+
+
+_Endable = dict[str, list[tuple[str, "_Message", frozenset[str]]]]
+
+
+def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Endable]) -> list[str]:
+    """Single-valued facts a later message says ended, when the message that told them tells
+    other things too (so it stays current): "big news: Rob is leaving Halvorsen Marine!" ends
+    "Roberto works at Halvorsen Marine" of "my husband Roberto (Rob) ... he's an engineer at
+    Halvorsen Marine, he likes order", and nothing else that message said.
+
+    Proof from structure, not wording: a strong change word said of the fact's whole value (in
+    its window, ``_windows``), and a fact the extractor read from the later message about the
+    same subject (``_same_subject``) whose object names that whole value too. ``endable()``:
+    value word -> the facts that could be ended (``_endable``), built once, when first needed."""
+    strong = [w for w in _windows(later.clauses) if w & STRONG and not w & ADDITION]
+    if not strong or later.history:
+        return []
+    told = [view.current[f] for f in later.facts if view.current[f].status == "active"]
+    told_words = [(t.subject, {_stem(w) for w in WORD.findall(object_key(t.object))}) for t in told]
+    out = set()
+    index = endable() if told_words else {}
+    for word in frozenset().union(*strong):
+        for fact, earlier, value in index.get(word, ()):
+            if not earlier.said < later.said or view.current[fact].valid_from > later.said:
+                continue
+            if not any(value <= w for w in strong):
+                continue  # the change is not said of this value, as a whole
+            if any(value <= named and _same_subject(view, fact, earlier, subject)
+                   for subject, named in told_words):
+                out.add(fact)
+    return sorted(out)
+
+
+def _endable(view: GraphView, messages: dict[str, _Message], successors: dict[str, set[str]]) -> _Endable:
+    """value word -> (fact, message that told it, its value's words): the user's messages' facts
+    a later message can end (``_facts_it_ends``): active, positive, single-valued, not about who
+    the speaker is, not already ended by the fact chain."""
+    out: _Endable = defaultdict(list)
+    for earlier in messages.values():
+        for fact in earlier.facts:
+            v = view.current[fact]
+            if (v.status != "active" or v.negated or not v.predicate or v.predicate in IDENTITY
+                    or not predicates.is_single_valued(v.predicate) or successors.get(fact)):
+                continue
+            value = frozenset(_stem(w) for w in WORD.findall(object_key(v.object)))
+            for word in value:
+                out[word].append((fact, earlier, value))
+    return out
+
+
+def _same_subject(view: GraphView, fact: str, earlier: _Message, subject: str | None) -> bool:
+    """Whether ``subject`` (of a later fact) names the subject of ``fact``: the same key (the
+    user's own names count as the user), or a short form of its name ("Cami" for "Camila") that
+    the message telling the fact also wrote (it named both)."""
+    theirs, key = view.fact_subject(fact), view.subject_named(subject)
+    if key == theirs:
+        return True
+    first = theirs.split()[0] if theirs else ""
+    return (len(key) >= 3 and " " not in key and key != first and first.startswith(key)
+            and key in {w.casefold() for w in WORD.findall(view.current[earlier.memory_id].text)})
+
+
+def _end_fact(view: GraphView, fact: str, later: _Message) -> Decision:
+    version = view.current[fact]
+    _, valid_to = ended((version.valid_from, version.valid_to), later.said)
+    ops = [
+        Revise(fact, version.id, {"status": "superseded", "valid_to": valid_to}),
+        edge(view, EdgeType.SUPERSEDES, later.memory_id, fact, rule="ends the fact it named"),
+    ]
+    shown = {"predicate": version.predicate, "object": version.object,
+             "valid_to": valid_to.date().isoformat(), "by": view.current[later.memory_id].text[:80]}
+    return Decision("supersede", fact, "update in own words: ends the fact it named", later.memory_id,
+                    shown, ops)
 
 
 def _shown(evidence: dict) -> dict:

@@ -106,13 +106,17 @@ class GraphView:
 
     def fact_subject(self, memory_id: str) -> str:
         """A fact's subject as a key; the user's own names ("Priya", "Pri") count as the user."""
+        return self.subject_named(self.current[memory_id].subject)
+
+    def subject_named(self, subject: str | None) -> str:
+        """A subject as a key, the user's own names as the user (see ``fact_subject``)."""
         if self._self_names is None:
             self._self_names = {
                 object_key(v.object)
                 for v in self.current.values()
                 if subject_key(v.subject) == SELF and v.predicate in ("name", "nickname") and v.object
             }
-        subject = subject_key(self.current[memory_id].subject)
+        subject = subject_key(subject)
         return SELF if subject in self._self_names else subject
 
     def cosine(self, a: str, b: str) -> float:
