@@ -61,3 +61,13 @@ def test_the_user_leaving_ends_the_users_job_and_keeps_the_rest(store):
     ])
     assert _status(store, user, "user", "works_at") == {"Halvorsen Marine": "superseded"}
     assert _status(store, user, "user", "likes") == {"order": "active"}
+
+
+def test_a_change_word_texted_without_its_g_counts(store):
+    w, user = _told(store, [
+        "hey im a foreman for Halvorsen Marine here in Tacoma, my crew is great and i like order",
+        "big news. im leavin Halvorsen Marine end of the month after 9 yrs and startin my own shop, "
+        "Birch Cabinets",
+    ])
+    assert _status(store, user, "user", "works_at") == {"Halvorsen Marine": "superseded"}
+    assert _status(store, user, "user", "lives_in") == {"Tacoma": "active"}

@@ -91,6 +91,8 @@ _PHRASES = {("broke", "up"), ("break", "up"), ("gave", "up"), ("give", "up"), ("
             ("call_it", "quit")}
 WEAK = frozenset("new now since".split())
 CHANGE = STRONG | WEAK
+# Change words and the first words of their phrases in -ing, which people text without the g.
+_ING = frozenset(w for w in CHANGE | {a for a, _ in _PHRASES} if w.endswith("ing"))
 # Words that say nothing about which thing a message is about, in any quantity.
 NOT_TOPIC = frozenset(
     "again still really lol tbh atm rn omg haha ok okay yeah gonna wanna gotta kinda sorta".split()
@@ -134,6 +136,8 @@ _CLAUSE = re.compile(r"[,;:.!?()\n]+|\s[-–—]\s|\s(?:but|and then|so)\s")
 
 def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("’s")
+    if word.endswith("in") and word + "g" in _ING:
+        return word + "g"  # a texted -in' ("leavin", "movin"): the change word it spells
     if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
     return word
