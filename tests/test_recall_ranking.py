@@ -145,3 +145,19 @@ def test_asked_about_the_present_a_message_telling_only_the_past_comes_after_the
     past = w.recall("Where did the user work before the deli?", user_id=user, k=5, record_access=False)
     assert "user used to work at Blue Harbor Aquarium" in [h.text for h in past[:2]]
     assert said[1][1] in [h.text for h in past]  # asked about the past, not set back
+
+
+def test_before_a_value_only_a_message_names_asks_for_the_value_held_when_it_was_told(store):
+    """No fact holds Conroe ("closed on a house up in Conroe" reads as none): the message naming
+    it says when it began, and the home held just before then comes first, not the oldest one."""
+    user = f"ranking-before-told-{id(store)}-{T.timestamp()}"
+    w = Writer(store)
+    said = [(0, "I live in Houston with my wife and the dog"),
+            (5, "back in 2003 I lived in Killeen, when I was in the army"),
+            (40, "we closed on a house up in Conroe!! moving day is next month")]
+    for day, text in said:
+        w.remember(text, user_id=user, session_id=f"s{day}", at=T + timedelta(days=day))
+    hits = w.recall("Where did the user live before the move to Conroe?", user_id=user, k=5,
+                    record_access=False)
+    assert hits[0].text == "user lives in Houston", [h.text for h in hits]
+    assert "user used to live in Killeen" in [h.text for h in hits]  # the older home, still found

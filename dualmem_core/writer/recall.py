@@ -97,7 +97,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         if asked:
             ranked = _newest_first(ranked, asked, cues, told_past)
     elif past and asked.excluded:
-        ranked = _predecessors_of_named(store, flt.user_id, asked.excluded, ranked)
+        ranked = _predecessors_of_named(store, flt.user_id, asked, ranked)
     # Equal scores by text, then id: ids are random, so an id alone would make ties (and
     # measurements) differ from run to run.
     ranked.sort(key=lambda item: (-item[0], item[3].version.text, item[3].version.id))
@@ -273,21 +273,22 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
     return {"user"}  # a name no fact is about may be the user's own, not yet known as such
 
 
-def _predecessors_of_named(store: Store, user_id: str, aside: frozenset[str],
-                           ranked: list[tuple]) -> list[tuple]:
+def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: list[tuple]) -> list[tuple]:
     """Asked about the past with a value set aside ("where did she live before Denver?"), the
     value held just before the named one ranks first among the facts of its predicate: the one
     the named fact superseded, or else, where the graph has no such edge, the latest fact of the
     same subject and predicate that began before it. "Before Denver" asks for the value just
     before, not the oldest one told. Only a value set aside counts: "when did she get engaged?"
-    names "engaged" as what it asks."""
+    names "engaged" as what it asks. Where no fact holds the named value, a message naming it
+    says when it began (``_before_told``)."""
+    aside = asked.excluded
     named: dict[str, tuple[float, SearchHit]] = {}
     for score, _, _, hit in ranked:
         value = (hit.version.object or "").casefold()
         if len(value) > 2 and value in aside and score > named.get(hit.memory.id, (-1.0, None))[0]:
             named[hit.memory.id] = (score, hit)
     if not named:
-        return ranked
+        return _before_told(asked, ranked)
     edges = store.get_edges(user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
     superseded: dict[str, list[str]] = {}
     for e in edges:
@@ -301,6 +302,31 @@ def _predecessors_of_named(store: Store, user_id: str, aside: frozenset[str],
             if before is not None:
                 lift[before] = max(lift.get(before, 0.0), best)
     return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
+            for score, parts, current, hit in ranked]
+
+
+def _before_told(asked: Asked, ranked: list[tuple]) -> list[tuple]:
+    """"Where did he live before the move to Conroe?" with no fact of Conroe ("we closed on a house
+    up in Conroe!!" read as none): the first message naming a place or person set aside says when
+    it began, and the fact of an asked single-valued predicate, about whom the question asks,
+    that began last before that ranks first. Only a name counts ("the move" names nothing)."""
+    values = {v for v in asked.excluded if v in {n.casefold() for n in asked.names}}
+    told = [hit.version.valid_from for _, _, _, hit in ranked if hit.memory.kind != "fact"
+            and any(_words(v) in _words(hit.version.text) for v in values)]
+    slot = {p for p in asked.predicates if is_single_valued(p)}
+    facts = [hit for _, _, _, hit in ranked
+             if hit.version.predicate and canonical(hit.version.predicate) in slot]
+    if not told or not facts:
+        return ranked
+    about = _asked_about([_Candidate(hit) for hit in facts], asked)
+    began = min(told)
+    before = [h for h in facts if (h.version.subject or "").casefold() in about and not h.version.negated
+              and h.version.valid_from < began and (h.version.object or "").casefold() not in values]
+    if not before:
+        return ranked
+    latest = max(before, key=lambda h: (h.version.valid_from, h.version.valid_to, h.version.text)).memory.id
+    best = max(score for score, *_ in ranked) * 1.01
+    return [(best if hit.memory.id == latest else score, parts, current, hit)
             for score, parts, current, hit in ranked]
 
 
