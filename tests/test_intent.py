@@ -155,6 +155,7 @@ def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which
     """No Editor has run, so no supersession edge links the jobs: their valid times decide. Acme
     scores best on its own (as a fact told more often would) but ended before Globex began."""
     from dualmem_core.store import Memory, MemoryVersion, SearchHit
+    from dualmem_core.writer.intent import Asked
     from dualmem_core.writer.recall import _predecessors_of_named
 
     def fact(value: str, score: float, began: int, ended: int | None) -> tuple:
@@ -168,7 +169,8 @@ def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which
 
     ranked = [fact("Acme", 0.6, 2012, 2016), fact("Globex", 0.5, 2016, 2021),
               fact("Initech", 0.55, 2021, None), fact("Hooli", 0.7, 2005, 2012)]
-    lifted = _predecessors_of_named(store, "u", frozenset({"initech"}), ranked)
+    asked = Asked(predicates=("works_at",), names=("Initech",), excluded=frozenset({"initech"}))
+    lifted = _predecessors_of_named(store, "u", asked, ranked)
     best = max(lifted, key=lambda item: item[0])
     assert best[3].version.object == "Globex"
     assert [s for s, *_ in lifted if s != best[0]] == [0.6, 0.55, 0.7]  # the others keep their scores
