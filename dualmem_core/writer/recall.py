@@ -298,7 +298,8 @@ def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: lis
     for memory_id, (score, hit) in named.items():
         rivals = [(s, h) for s, _, _, h in ranked if h.memory.id not in named and _same_slot(h, hit)]
         best = max([score, *(s for s, _ in rivals)]) * 1.01
-        for before in superseded.get(memory_id) or [_latest_before(hit, [h for _, h in rivals])]:
+        earlier = [_latest_before(hit.version.valid_from, [h for _, h in rivals])]
+        for before in superseded.get(memory_id) or earlier:
             if before is not None:
                 lift[before] = max(lift.get(before, 0.0), best)
     return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
@@ -319,12 +320,10 @@ def _before_told(asked: Asked, ranked: list[tuple]) -> list[tuple]:
     if not told or not facts:
         return ranked
     about = _asked_about([_Candidate(hit) for hit in facts], asked)
-    began = min(told)
-    before = [h for h in facts if (h.version.subject or "").casefold() in about and not h.version.negated
-              and h.version.valid_from < began and (h.version.object or "").casefold() not in values]
-    if not before:
+    latest = _latest_before(min(told), [h for h in facts if (h.version.subject or "").casefold() in about
+                                        and (h.version.object or "").casefold() not in values])
+    if latest is None:
         return ranked
-    latest = max(before, key=lambda h: (h.version.valid_from, h.version.valid_to, h.version.text)).memory.id
     best = max(score for score, *_ in ranked) * 1.01
     return [(best if hit.memory.id == latest else score, parts, current, hit)
             for score, parts, current, hit in ranked]
@@ -337,10 +336,9 @@ def _same_slot(hit: SearchHit, other: SearchHit) -> bool:
         (a.subject or "").casefold() == (b.subject or "").casefold())
 
 
-def _latest_before(named: SearchHit, rivals: list[SearchHit]) -> str | None:
-    """The memory of the rival that began last before the named fact began (a start unknown to
-    the Writer, as in "I used to work at X", counts as the earliest)."""
-    began = named.version.valid_from
+def _latest_before(began: datetime, rivals: list[SearchHit]) -> str | None:
+    """The memory of the rival that began last before ``began`` (a start unknown to the Writer,
+    as in "I used to work at X", counts as the earliest)."""
     earlier = [h for h in rivals if h.version.valid_from < began and not h.version.negated]
     if not earlier:
         return None

@@ -268,6 +268,9 @@ Washington DC|Washington D.C.|DC|the Bay Area|Bay Area|Silicon Valley|Hawaii|Mau
 """.replace("\n", "").split("|")
     if p
 )
+# Texting's particles: discourse, not content. At a clause's end they belong to no fact ("im
+# nadia btw", "living in leeds atm": ``text._TRAILING``), and none is a name (``truecase``).
+TEXTING_PARTICLES = frozenset("btw tbh atm rn imo ngl tho fr".split())
 # A capitalized word at a clause start is not a name when it is one of these.
 NOT_NAMES = frozenset(
     """

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .clauses import DROPPED
 from .gates import prefiltered
-from .lexicon import NOT_NAMES, job_head, relation_of
+from .lexicon import NOT_NAMES, TEXTING_PARTICLES, job_head, relation_of
 
 _PARTICIPLES = (
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"
@@ -474,8 +474,7 @@ _HEDGED = re.compile(
 
 # Texting's particles at a clause's end ("im nadia btw", "living in leeds atm"): they belong to
 # no fact, and left in they end up in one ("lives in Leeds Atm").
-_TRAILING = re.compile(r"(?:[\s,]+(?:btw|tbh|atm|rn|imo|ngl|tho|fr))+[\s,!.]*$",
-                       re.IGNORECASE)
+_TRAILING = re.compile(rf"(?:[\s,]+(?:{'|'.join(sorted(TEXTING_PARTICLES))}))+[\s,!.]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)

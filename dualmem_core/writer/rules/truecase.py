@@ -56,7 +56,7 @@ not never no yes yeah yep nope ok okay alright sure maybe perhaps also too very 
 only even still already again ever soon now later today tonight tomorrow yesterday recently lately
 finally actually honestly basically literally seriously probably definitely totally pretty almost
 nearly mostly usually always often sometimes rarely once twice else instead anyway anyways btw lol
-lmao omg atm rn tbh imo ngl idk haha hahaha ugh oh ah hmm wow well like kinda sorta gonna wanna gotta
+lmao omg idk haha hahaha ugh oh ah hmm wow well like kinda sorta gonna wanna gotta
 dunno tho thru pls plz
 thx thanks thank sorry please hi hey hello hiya yo bye cheers congrats
 one two three four five six seven eight nine ten eleven twelve first second third last next few many
@@ -92,7 +92,8 @@ died passed lost won broke gave came went sat stood fell grew drew wrote read at
 married divorced retired graduated finished decided tried wanted needed loved hated asked stayed
 """.split()
 ) | frozenset("said says told texted phoned called messaged emailed rang turned turns".split()) | frozenset(
-    lexicon.RELATIONS) | frozenset(lexicon.PETS) | lexicon.JOBS | lexicon.NOT_NAMES
+    lexicon.RELATIONS) | frozenset(lexicon.PETS) | lexicon.JOBS | lexicon.NOT_NAMES | (
+    lexicon.TEXTING_PARTICLES)
 # Words an organisation's name goes on with once it has begun ("kennedy high school").
 _ORG_WORDS = frozenset(
     """high school university college hospital medical center centre clinic bank labs lab group company
