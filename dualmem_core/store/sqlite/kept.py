@@ -23,6 +23,7 @@ it writes counts (``KeptReads.counted``). They are kept as rows: callers get new
 from __future__ import annotations
 
 from bisect import insort
+from typing import Any
 
 from ...timeutil import FAR_FUTURE, to_micros
 from ..models import EdgeType, WriteBatch
@@ -72,40 +73,24 @@ class KeptReads:
     def sources(self, memory_ids: list[str]) -> dict[str, list[str]]:
         return {m: [s for _, s in self.by_memory[m]] for m in memory_ids if self.by_memory.get(m)}
 
-    def unlinked(self, node_ids: list[str]) -> list[str]:
-        return [n for n in node_ids if n not in self.supersedes]
-
-    def keep_links(self, node_ids: list[str], rows: list[tuple]) -> None:
-        """Keep what a read found for ``node_ids``: the open SUPERSEDES edge rows touching them
-        (``rows.EDGE_COLUMNS``: src_id and dst_id are the 4th and 5th)."""
-        if len(self.supersedes) + len(node_ids) > MAX_KEPT:
-            self.supersedes.clear()
-        found: dict[str, list[tuple]] = {n: [] for n in node_ids}
-        for row in rows:
-            for end in {row[3], row[4]}:
-                if end in found:
-                    found[end].append(row)
-        self.supersedes.update(found)
-
-    def links(self, node_ids: list[str]) -> dict[str, list[tuple]]:
-        return {n: self.supersedes[n] for n in node_ids}
-
     def unread(self, name: str, ids: list[str]) -> list[str]:
-        """Of ``ids``, those the map ``name`` (mentions, mentioned_by) lacks."""
+        """Of ``ids``, those the map ``name`` (supersedes, mentions, mentioned_by) lacks."""
         kept = getattr(self, name)
         return [i for i in ids if i not in kept]
 
-    def keep_pairs(self, name: str, ids: list[str], rows: list[tuple[str, str]]) -> None:
-        """Keep what a read found for ``ids``: rows of (id, the other end of an edge)."""
+    def keep_pairs(self, name: str, ids: list[str], rows: list[tuple[str, Any]]) -> None:
+        """Keep what a read found for ``ids`` in the map ``name``: rows of (id, what it leads to:
+        an edge's other end, or a SUPERSEDES edge's row); a row of an id not asked is left."""
         kept = getattr(self, name)
         if len(kept) + len(ids) > MAX_KEPT:
             kept.clear()
-        found: dict[str, list[str]] = {i: [] for i in ids}
+        found: dict[str, list] = {i: [] for i in ids}
         for key, value in rows:
-            found[key].append(value)
+            if key in found:
+                found[key].append(value)
         kept.update(found)
 
-    def pairs_of(self, name: str, ids: list[str]) -> dict[str, list[str]]:
+    def pairs_of(self, name: str, ids: list[str]) -> dict[str, list]:
         kept = getattr(self, name)
         return {i: kept[i] for i in ids}
 

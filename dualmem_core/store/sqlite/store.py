@@ -769,11 +769,9 @@ class SQLiteStore(Store):
         by_dst = mentions.replace("edges", _BY_DST)  # the planner, without statistics, may take another
 
         def pairs(name: str, sql: str, ids: list[str]) -> dict[str, list[str]]:
-            """{id: its ends} through the kept reads (kept.py): recall's seeds and their entities repeat."""
-            return self._through_kept(
-                user_id, ids, lambda k, ids: k.unread(name, ids),
-                lambda conn, missing: conn.execute(sql, (user_id, FAR, json.dumps(missing))).fetchall(),
-                lambda k, ids, rows: k.keep_pairs(name, ids, rows), lambda k, ids: k.pairs_of(name, ids))
+            """{id: its ends}: recall's seeds and their entities repeat."""
+            return self._kept_pairs(user_id, name, ids, lambda conn, missing: conn.execute(
+                sql, (user_id, FAR, json.dumps(missing))).fetchall())
 
         seeds_of: dict[str, list[str]] = defaultdict(list)
         for seed, entities in pairs("mentions", f"SELECT src_id, dst_id {mentions.replace('edges', _BY_SRC)} "
@@ -833,10 +831,11 @@ class SQLiteStore(Store):
                    known_at: datetime | None, all_versions: bool) -> list[Edge]:
         if node_ids is not None and types == [EdgeType.SUPERSEDES] and known_at is None and not all_versions:
             # Recall's read of every candidate's successors: through the kept reads (kept.py).
-            found = self._through_kept(
-                user_id, list(dict.fromkeys(node_ids)), KeptReads.unlinked,
-                lambda conn, missing: self._edge_rows(conn, user_id, missing, types, None, False),
-                KeptReads.keep_links, KeptReads.links)
+            def read(conn: sqlite3.Connection, missing: list[str]) -> list[tuple[str, tuple]]:
+                rows = self._edge_rows(conn, user_id, missing, types, None, False)
+                return [(end, r) for r in rows for end in {r[3], r[4]}]  # src_id, dst_id (EDGE_COLUMNS)
+
+            found = self._kept_pairs(user_id, "supersedes", list(dict.fromkeys(node_ids)), read)
             rows = {r[0]: r for edges in found.values() for r in edges}
             return [R.to_edge(r) for r in sorted(rows.values(), key=lambda r: (r[7], r[0]))]
         return [R.to_edge(r) for r in self._edge_rows(self._conn(), user_id, node_ids, types, known_at,
@@ -885,6 +884,13 @@ class SQLiteStore(Store):
         if kept is None or kept.generation != generation:
             kept = self._kept[user_id] = KeptReads(generation)
         return kept
+
+    def _kept_pairs(self, user_id: str, name: str, ids: list[str], read) -> dict[str, list]:
+        """{id: what it leads to} from the kept reads' map ``name`` (kept.py), reading what it
+        lacks as rows of (id, what it leads to) with ``read(conn, missing)``."""
+        return self._through_kept(user_id, ids, lambda k, ids: k.unread(name, ids), read,
+                                  lambda k, ids, rows: k.keep_pairs(name, ids, rows),
+                                  lambda k, ids: k.pairs_of(name, ids))
 
     def _through_kept(self, user_id: str, wanted: list, missing, read, keep, answer):
         """``answer(kept, wanted)`` from the user's kept reads, reading (``read(conn, missing)``)
