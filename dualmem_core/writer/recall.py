@@ -275,7 +275,7 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
 
 def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: list[tuple]) -> list[tuple]:
     """Asked about the past with a value set aside ("where did she live before Denver?"), the
-    value held just before the named one ranks first among the facts of its predicate: the one
+    value held just before the named one ranks first: the one
     the named fact superseded, or else, where the graph has no such edge, the latest fact of the
     same subject and predicate that began before it. "Before Denver" asks for the value just
     before, not the oldest one told. Only a value set aside counts: "when did she get engaged?"
@@ -295,10 +295,12 @@ def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: lis
         if e.src_id in named and e.dst_id not in named:
             superseded.setdefault(e.src_id, []).append(e.dst_id)
     lift: dict[str, float] = {}
-    for memory_id, (score, hit) in named.items():
-        rivals = [(s, h) for s, _, _, h in ranked if h.memory.id not in named and _same_slot(h, hit)]
-        best = max([score, *(s for s, _ in rivals)]) * 1.01
-        earlier = [_latest_before(hit.version.valid_from, [h for _, h in rivals])]
+    # The value just before ranks first of all: the question asks for it, and a message telling
+    # the named value ("married Tasha last saturday") would otherwise stay above it.
+    best = max(score for score, *_ in ranked) * 1.01
+    for memory_id, (_, hit) in named.items():
+        rivals = [h for _, _, _, h in ranked if h.memory.id not in named and _same_slot(h, hit)]
+        earlier = [_latest_before(hit.version.valid_from, rivals)]
         for before in superseded.get(memory_id) or earlier:
             if before is not None:
                 lift[before] = max(lift.get(before, 0.0), best)
