@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "fc72bc6cd17b95eeb33df5513bc2f1a5e098764a62258b66197677555e3aeaff"
+EXPECTED = "43f59cd6e7757207d94b8f6a65b77b83eea07ae785c77f9f1a15e1d6f9714afc"
 
 
 def test_extractor_output_is_unchanged() -> None:

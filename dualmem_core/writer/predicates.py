@@ -137,12 +137,15 @@ ALIASES: dict[str, str] = {
 # supersede each other.
 _CATEGORY_SPELLING = {"color": "colour", "flavor": "flavour", "favor": "favour", "neighbor": "neighbour"}
 _FAVOURITE_SPELLINGS = ("favourite_", "favorite_")
+# Words around a category that are not part of it: "my all time favourite band", and when it
+# holds, "my favourite band now" (a favourite_band_now would never supersede a favourite_band).
+_NOT_CATEGORY = frozenset("favourite favorite all time my the now currently still ever lately atm rn".split())
 
 
 def favourite_predicate(category: str) -> str:
     """``favourite_<category>`` with the category normalized: 'favorite TV shows' -> favourite_tv_show."""
     words = re.findall(r"[a-z0-9]+", category.lower())
-    words = [w for w in words if w not in ("favourite", "favorite", "all", "time", "my", "the")]
+    words = [w for w in words if w not in _NOT_CATEGORY]
     if words:
         words[-1] = _singular(words[-1])
     words = [_CATEGORY_SPELLING.get(w, w) for w in words]
