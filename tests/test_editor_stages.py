@@ -243,6 +243,19 @@ def test_multi_valued_facts_never_supersede_and_a_negation_ends_its_fact(sqlite)
     assert tea.batch.memories[0].id not in {d.subject for d in result.decisions}
 
 
+def test_a_value_said_after_its_negation_ends_the_negation(sqlite):
+    """"I don't eat pork", later "I guess I eat pork now": the negation ends where the value is said."""
+    never = write(sqlite, lambda b: fact(b, "user does not eat pork", "user", "eats", "pork", at(1),
+                                         negated=True))
+    pork = write(sqlite, lambda b: fact(b, "user eats pork", "user", "eats", "pork", at(4)))
+    fish = write(sqlite, lambda b: fact(b, "user eats fish", "user", "eats", "fish", at(6)))
+    result = supersede(view_of(sqlite))
+    assert [(d.subject, d.target, d.evidence["valid_to"]) for d in result.decisions] == [
+        (never.batch.memories[0].id, pork.batch.memories[0].id, "2026-04-01")
+    ]
+    assert fish.batch.memories[0].id not in {d.subject for d in result.decisions}
+
+
 def test_an_acronym_for_the_employer_is_no_change_of_job(sqlite):
     long = _told(sqlite, "user works at Woods Hole Oceanographic Institution", "works_at",
                  "Woods Hole Oceanographic Institution", at(1))

@@ -777,6 +777,7 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I'm doing keto", [("user", "diet", "keto")], []),
     ("I've cut out sugar", [("user", "eats", "sugar", True)], []),
     ("I eat fish again now", [("user", "eats", "fish")], []),
+    ("so I guess I eat pork now, cancel everything I ever told you", [("user", "eats", "pork")], []),
 ]
 
 
@@ -798,6 +799,7 @@ def test_a_named_pet_is_not_also_an_unnamed_one() -> None:
 
 
 CARRY_OVER_NOTHING = [
+    "I eat lunch now then walk the dog",  # a meal, not a food taken up
     "My friend reckons I should move to Leeds",
     "I'm with Sarah after work",
     "I'm at Tesco, want anything?",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "43f59cd6e7757207d94b8f6a65b77b83eea07ae785c77f9f1a15e1d6f9714afc"
+EXPECTED = "09a89b96c5ea3943b86f2e54333cba3edf7c3edd5a892ccb869a844584f1f810"
 
 
 def test_extractor_output_is_unchanged() -> None:

@@ -195,6 +195,14 @@ def _desired(
             same = values[m] == values.get(n)
             if held and (same or not same_value_only):
                 out[m] = ("superseded", ended(known[m], said), by | {n})
+    # The other way round: a value said again after its negation ("I don't eat pork", later "so
+    # I guess I eat pork now"; "not married", later "married Tasha") ends the negation.
+    for n in positive:
+        said = original_interval(view, n)[0]
+        for m in (m for m in members if view.current[m].negated and values[m] == values[n]):
+            status, valid, by = out[m]
+            if known[m][0] < said < valid[1]:
+                out[m] = ("superseded", ended(known[m], said), by | {n})
     for m in positive:
         for n in sorted((told_ended or {}).get(m, ())):
             said = view.current[n].valid_from

@@ -113,10 +113,15 @@ def _diet(m: re.Match[str], ctx: Context) -> list[Draft]:
 
 
 def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
-    if again := _AGAIN.match(m["o"]):  # "I eat meat again now": a habit taken back up
+    again = _AGAIN.match(m["o"])
+    # "I eat meat again", "so I guess I eat pork now": a habit taken (back) up, an update of a
+    # "don't eat" told before; without one, "I eat pizza" is an event more than a habit.
+    if again or (ctx.has_time("now") and not ctx.aspect.negated and not ctx.aspect.ended):
         if ctx.aspect.negated or ctx.past or ctx.aspect.past:
             return []
-        return [Draft("eats", d.object, 0.7, timing="start") for d in items("eats", again["o"], "thing", 0.7)]
+        raw = again["o"] if again else re.split(r"\s*[,;:.!?]", m["o"])[0]  # where "now" was cut
+        return [Draft("eats", d.object, 0.7, timing="start") for d in items("eats", raw, "thing", 0.7)
+                if d.object.lower().split()[0] not in _NOT_FOOD]
     if not (ctx.aspect.negated or ctx.aspect.ended):
         return []  # "I eat pizza" is an event more than a habit; the negative is the useful fact
     if re.match(r"(?:much|many|a lot of|as much|enough|loads of|tons of)\b", m["o"]):
@@ -124,12 +129,14 @@ def _eats(m: re.Match[str], ctx: Context) -> list[Draft]:
     raw = re.sub(r"^(?:any|much|a lot of|red)\s+", lambda x: "red " if x[0].startswith("red") else "", m["o"])
     out = []
     for d in items("eats", raw, "thing", 0.8, listable=True):
-        if d.object.lower() in ("much", "out", "well", "enough", "breakfast", "lunch", "dinner"):
+        if d.object.lower() in _NOT_FOOD:
             continue
         out.append(Draft("eats", d.object, 0.8, negated=True))
     return out
 
 
+# What "eat" takes that is no food: "I don't eat out", "I eat lunch now".
+_NOT_FOOD = frozenset({"much", "out", "well", "enough", "breakfast", "lunch", "dinner"})
 _AGAIN = re.compile(r"(?P<o>[a-z][a-z ]{1,30}?)\s+again\b")
 _FOODS = (
     r"sugar|meat|red meat|dairy|gluten|alcohol|booze|caffeine|coffee|carbs|bread|chocolate|sweets|crisps|"
