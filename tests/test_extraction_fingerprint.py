@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "09a89b96c5ea3943b86f2e54333cba3edf7c3edd5a892ccb869a844584f1f810"
+EXPECTED = "f74f4a7e5db6e7805a5a66c3a62b96e07885bc79319f8440701cc213a2edbb01"
 
 
 def test_extractor_output_is_unchanged() -> None:

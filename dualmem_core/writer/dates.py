@@ -16,7 +16,9 @@ Conventions, all pure functions over aware UTC datetimes (stdlib only):
   inclusive of B and ends at the start of the period after B.
 * A bare month, weekday or date without a year ("in April", "on May 3rd") is the most recent one
   not after ``now``, or the next one not before it when the text speaks of the future
-  (``prefer_future``, guessed from words like "will", "going to", "next" when not given).
+  (``prefer_future``, guessed from words like "will", "going to", "next" when not given). A bare
+  weekday announced by "starting"/"from" ("starting Monday I work at Globex") is the coming one,
+  unless the caller says the clause is in the past tense (``prefer_future=False``).
 * Vague words ("recently", "a while ago", "for years") are still found, so they can be trimmed,
   but resolve to ``None``. Counts given as "a few" or "several" (read as 3) get a lower confidence.
 """
@@ -271,7 +273,7 @@ def _relative_period(word: str, unit: str, now: datetime) -> _Anchor:
 _MODES = {"this past": "last", "past": "last", "this coming": "next", "coming": "next", "on": ""}
 
 
-def _h_iso(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_iso(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     try:
         return _Anchor(datetime(int(m["y"]), int(m["m"]), int(m["d"]), tzinfo=UTC), "day", 0, 0.95)
     except ValueError:
@@ -281,7 +283,7 @@ def _h_iso(m: re.Match[str], now: datetime, future: bool, before: str) -> _Ancho
 _ANNOUNCES = re.compile(r"\b(?:starting|from|as of|beginning|effective)(?:\s+on)?\s*$", re.IGNORECASE)
 
 
-def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_month_day(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
     if m["mon"].lower() == "may" and not m["mon"][0].isupper() and not _date_context(before):
         return None  # "I may 3D print it"
@@ -296,13 +298,13 @@ def _h_month_day(m: re.Match[str], now: datetime, future: bool, before: str) -> 
     return _Anchor(value, "day", 0, 0.9) if value else None
 
 
-def _h_month_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_month_year(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
     year = int(m["year"].lstrip("'")) + (2000 if m["year"].startswith("'") else 0)  # "March '24"
     return _Anchor(datetime(year, month, 1, tzinfo=UTC), "month", 0, 0.9)
 
 
-def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_month(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     word = m["mon"].lower().rstrip(".")
     mode = (m["mode"] or "").lower()
     if not mode and not _date_context(before):
@@ -314,7 +316,7 @@ def _h_month(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anc
     return _Anchor(value, "month", {"last": -1, "next": 1}.get(mode, 0), 0.85)
 
 
-def _h_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_year(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     if not _date_context(before) and not m["season"]:
         return None  # "2000 followers"
     year = int(m["year"])
@@ -324,7 +326,7 @@ def _h_year(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anch
     return _Anchor(datetime(year, 1, 1, tzinfo=UTC), "year", 0, 0.9)
 
 
-def _h_named_day(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_named_day(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     offsets = {"yesterday": -1, "last night": -1, "the day before yesterday": -2, "today": 0, "tonight": 0,
                "this morning": 0, "this afternoon": 0, "this evening": 0, "tomorrow": 1,
                "the day after tomorrow": 2}  # fmt: skip
@@ -332,25 +334,27 @@ def _h_named_day(m: re.Match[str], now: datetime, future: bool, before: str) -> 
     return _Anchor(day_start(now) + timedelta(days=offset), "day", (offset > 0) - (offset < 0), 0.95)
 
 
-def _h_relative_period(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_relative_period(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     return _relative_period(_SPACE_RUN.sub(" ", m["word"].lower()), m["unit"].lower(), now)
 
 
-def _h_season(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_season(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
     value = _season_anchor(m["season"].lower(), now, mode, future)
     return _Anchor(value, "season", {"last": -1, "next": 1}.get(mode, 0), 0.8)
 
 
-def _h_weekday(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_weekday(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     mode = _SPACE_RUN.sub(" ", (m["mode"] or "").lower())
     mode = _MODES.get(mode, mode)
+    if future is None and not mode and _ANNOUNCES.search(before):
+        future = True  # "starting Monday" / "from Monday", not said in the past tense: the coming one
     value = _weekday_anchor(WEEKDAYS[m["wd"].lower()], now, mode, future)
     return _Anchor(value, "day", {"last": -1, "next": 1}.get(mode, 0), 0.85)
 
 
-def _h_ago(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_ago(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     if m["n"] is None and m["unit"].lower().endswith("s"):
         return None  # "years ago" is vague
     count, confidence = parse_count(m["n"] or "a")
@@ -359,14 +363,14 @@ def _h_ago(m: re.Match[str], now: datetime, future: bool, before: str) -> _Ancho
     return _Anchor(_shift(now, m["unit"].lower(), -count), "day", -1, confidence)
 
 
-def _h_in_future(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_in_future(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     count, confidence = parse_count(m["n"])
     if count is None:
         return None
     return _Anchor(_shift(now, m["unit"].lower(), count), "day", 1, confidence)
 
 
-def _h_duration(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_duration(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     if m["n"] is None and m["unit"].lower().endswith("s"):
         return _Anchor(None, "", 0, 0.3, kind="vague")  # "for years"
     count, confidence = parse_count(m["n"] or "a")
@@ -375,25 +379,27 @@ def _h_duration(m: re.Match[str], now: datetime, future: bool, before: str) -> _
     return _Anchor(_shift(now, m["unit"].lower(), -count), "day", 0, confidence, kind="duration")
 
 
-def _h_earlier(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_earlier(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     if m["when"].lower() == "later":
         return _Anchor(None, "", 1, 0.3, kind="vague")
     anchor = _relative_period("this", m["unit"].lower(), now)
     return _Anchor(anchor.start, anchor.granularity, -1, 0.5)
 
 
-def _h_vague(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_vague(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     text = m[0].lower()
     direction = 1 if re.match(r"soon|someday|some day|one day|eventually", text) else -1
     return _Anchor(None, "", direction, 0.3, kind="vague")
 
 
-def _h_now(m: re.Match[str], now: datetime, future: bool, before: str) -> _Anchor | None:
+def _h_now(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     return _Anchor(None, "", 0, 0.3, kind="now")
 
 
 _I = re.IGNORECASE
-_Handler = Callable[[re.Match[str], datetime, bool, str], _Anchor | None]
+# ``future``: True when the text speaks of the future, False when the caller said it does not (past
+# tense), None when nothing said either way (neither future words nor a tense given).
+_Handler = Callable[[re.Match[str], datetime, bool | None, str], _Anchor | None]
 # Order matters only for ties: the longest match wins, then the earliest start, then the earliest rule.
 _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"), _h_iso),
@@ -503,7 +509,7 @@ def _anchors_for(text: str) -> list[_Gated]:
     return [ranked[r] for r in sorted(ranks)]
 
 
-def _candidates(text: str, now: datetime, future: bool,
+def _candidates(text: str, now: datetime, future: bool | None,
                 anchors: list[tuple[int, re.Pattern[str], _Handler]]) -> list[tuple[int, int, _Anchor]]:
     found: list[tuple[int, int, int, _Anchor]] = []
     for rank, pattern, handler in anchors:
@@ -572,15 +578,16 @@ def _find_remembered(
     """``_find`` for one reading, sharing work between calls that must give the same answer.
 
     Which anchors could match depends on the text alone, so it is worked out once per text (keyed by
-    the bare string; the other keys are tuples); and ``prefer_future=None`` means ``looks_future``,
-    so None and the value it stands for share one result. Expressions are frozen, so sharing is safe.
+    the bare string; the other keys are tuples); and ``prefer_future=None`` on a text that
+    ``looks_future`` means True, so the two share one result (on any other text None stays None: "no
+    tense given" is not "past tense", see ``_Handler``). Expressions are frozen, so sharing is safe.
     """
     gated = memo.get(text)
     if gated is None:
         gated = memo[text] = _anchors_for(text)
     if not gated:
         return []
-    future = looks_future(text) if prefer_future is None else prefer_future
+    future = (looks_future(text) or None) if prefer_future is None else prefer_future
     key = (text, now, future, "resolved")
     found = memo.get(key)
     if found is None:
@@ -603,7 +610,8 @@ def _find_within_the_calendar(
     gated = _anchors_for(text) if gated is None else gated
     if not gated:
         return []  # no pattern could match, so neither can a year range (it needs a digit)
-    future = looks_future(text) if prefer_future is None else prefer_future
+    # None (not False) when nothing looks future but no tense was given either: see ``_Handler``.
+    future = (looks_future(text) or None) if prefer_future is None else prefer_future
     # The prefix scans below may use their ASCII twin (``gates.ascii_twin``).
     prefix_scan = _PREFIX_ASCII if plain_ascii(text) else _PREFIX
     out: list[TimeExpression] = []

@@ -57,6 +57,11 @@ _CHANGE_VERB = re.compile(
     r"joining|leaving|quitting|getting(?!\s+into\b)|having a baby|adopting|buying|visiting|taking a trip|"
     r"retiring|graduating|switching|changing|marrying|selling|launching|opening|coming to|returning to)\b"
 )
+# Verbs of a beginning that point forward without "will" when not in the past tense: "I start at Globex
+# on Monday", "I'm turning 56 in August" (as "I'll be 56 in August" does). A bare day or month said with
+# them is the coming one; with other present verbs ("I work at Globex on Monday") it stays the latest.
+# (The progressive "starting"/"moving" are in _CHANGE_VERB already, so they read as plans.)
+_SCHEDULED = frozenset("start starts begin begins turn turns turning".split())
 # The question tacked onto a statement: "I just moved to Leeds, any tips?", "... so what should I do?"
 _TRAILING_ASK = re.compile(
     r"(?:,|\s+-|\s+so|\s+but)\s+(?:so\s+|and\s+|but\s+)?(?:any|what|how|can|could|should|do|does|is|are|would|"
@@ -422,7 +427,12 @@ class RuleExtractor:
         )
         if (aspect.modal and not aspect.intent) or (clause.conditional and (planned or aspect.modal)):
             return []
-        prefer_future = True if planned else (False if past else None)
+        ahead = planned or (not past and first_verb in _SCHEDULED)
+        prefer_future = True if ahead else (False if past else None)
+        # The facts' dates (``reads_future``): a past verb reads them back, unless the clause has future
+        # words, maybe another verb's ("got a job there, moving over in March"): then guessed, as before.
+        dated = clause.dated or clause.text
+        aspect.dates_ahead = True if ahead else (False if past and not dates.looks_future(dated) else None)
         times = clause.times(prefer_future, state.now)
         core = _without_times(vp, state.now, prefer_future)
         ctx = Context(

@@ -77,8 +77,8 @@ def finish(
 
 
 def reads_future(draft: Draft, aspect: Aspect) -> bool | None:
-    """How a bare "in April" in the draft's clause should be read: the future for plans, else guessed."""
-    return True if (aspect.future or aspect.intent or draft.predicate == "plans") else None
+    """How a bare "in April" in the draft's clause reads: the future for plans, else as its verb says."""
+    return True if (aspect.future or aspect.intent or draft.predicate == "plans") else aspect.dates_ahead
 
 
 def _interval(

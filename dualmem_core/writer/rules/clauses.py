@@ -156,6 +156,9 @@ class Aspect:
     hedged: bool = False
     still: bool = False  # "we're still in Sacramento": a state that continues
     now: bool = False  # "I'm now in Melbourne": a state that holds from some change on
+    # How a bare day or month in the clause reads, as its verb says: True the coming one ("I start on
+    # Monday"), False the latest (past tense), None guessed from the clause's words (``dates.looks_future``).
+    dates_ahead: bool | None = None
 
 
 _ADVERBS = (
