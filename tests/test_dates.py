@@ -90,6 +90,9 @@ END_OF_MARCH = datetime(2023, 3, 31, 8, 0, tzinfo=UTC)
         ("a while ago", MID_JUNE, (None, None)),
         ("for years", MID_JUNE, (None, None)),
         ("I live in Denver", MID_JUNE, (None, None)),
+        ("moved in on the 10th", MID_JUNE, (d(2024, 6, 10), None)),  # a day of this month
+        ("he turned 18 on the 20th and we had lunch", MID_JUNE, (d(2024, 5, 20), None)),  # not yet: May's
+        ("back since the 31st!", END_OF_MARCH, (d(2023, 3, 31), None)),
     ],
 )
 def test_resolve_relative(text: str, now: datetime, expected: tuple) -> None:
@@ -106,6 +109,7 @@ def test_resolve_relative(text: str, now: datetime, expected: tuple) -> None:
         ("in two weeks", MID_JUNE, d(2024, 6, 29)),
         ("in a few months", NEW_YEAR, d(2025, 4, 1)),
         ("on March 1st", LEAP_DAY, d(2024, 3, 1)),
+        ("see you on the 2nd", MID_JUNE, d(2024, 7, 2)),
     ],
 )
 def test_future_reading(text: str, now: datetime, expected: datetime) -> None:
@@ -146,6 +150,8 @@ def test_words_that_look_like_dates_are_not() -> None:
     assert find_time_expressions("I talked to Jan about it", MID_JUNE) == []
     assert find_time_expressions("we have 2000 followers", MID_JUNE) == []
     assert find_time_expressions("I want to march in the parade", MID_JUNE) == []
+    assert find_time_expressions("we live on the 10th floor", MID_JUNE) == []
+    assert find_time_expressions("for the 3rd time this week", MID_JUNE)[0].text == "this week"
 
 
 def test_month_and_year_arithmetic_clamps() -> None:

@@ -778,6 +778,12 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("I've cut out sugar", [("user", "eats", "sugar", True)], []),
     ("I eat fish again now", [("user", "eats", "fish")], []),
     ("so I guess I eat pork now, cancel everything I ever told you", [("user", "eats", "pork")], []),
+    # chat drops "I'm": the complement is the speaker's
+    ("single again lol", [("user", "relationship_status", "single")], []),
+    ("vegan now", [("user", "diet", "vegan")], []),
+    ("back in Toronto since the 10th!", [("user", "lives_in", "Toronto")], []),
+    ("29 years old and still chasing invoices", [("user", "age", "29")], []),
+    ("ok so. in Leeds since March, new flat", [("user", "lives_in", "Leeds")], []),
 ]
 
 
@@ -800,6 +806,9 @@ def test_a_named_pet_is_not_also_an_unnamed_one() -> None:
 
 CARRY_OVER_NOTHING = [
     "I eat lunch now then walk the dog",  # a meal, not a food taken up
+    "Greetings from Cairns!",  # a greeting, not where the speaker is from
+    "honestly from Newark to Boston to Providence",  # a route
+    "4-1 against a strong player",  # a score, not an age
     "My friend reckons I should move to Leeds",
     "I'm with Sarah after work",
     "I'm at Tesco, want anything?",

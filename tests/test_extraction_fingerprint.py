@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "f74f4a7e5db6e7805a5a66c3a62b96e07885bc79319f8440701cc213a2edbb01"
+EXPECTED = "c962dbc726a65ba815b12f1408700df6c0298ccf972ad6f54f7aeb2d6971bd51"
 
 
 def test_extractor_output_is_unchanged() -> None:

@@ -298,6 +298,20 @@ def _h_month_day(m: re.Match[str], now: datetime, future: bool | None, before: s
     return _Anchor(value, "day", 0, 0.9) if value else None
 
 
+def _h_date_of_month(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
+    """"since the 10th", "moved in on the 20th": a day of this month, or of the last one when this
+    month's has not come yet (the next one's when the text speaks of the future)."""
+    day = int(re.match(r"\d+", m["day"]).group())  # type: ignore[union-attr]
+    today = day_start(now)
+    months = range(0, 3) if future else range(0, -3, -1)
+    for step in months:
+        year, month = divmod(now.month - 1 + step, 12)
+        value = _day_anchor(month + 1, day, now.year + year, now, bool(future))
+        if value is not None and (value >= today if future else value <= today):
+            return _Anchor(value, "day", 0, 0.8)
+    return None
+
+
 def _h_month_year(m: re.Match[str], now: datetime, future: bool | None, before: str) -> _Anchor | None:
     month = MONTHS[m["mon"].lower().rstrip(".")]
     year = int(m["year"].lstrip("'")) + (2000 if m["year"].startswith("'") else 0)  # "March '24"
@@ -408,6 +422,11 @@ _ANCHORS: tuple[tuple[re.Pattern[str], _Handler], ...] = (
      _h_month_day),
     (re.compile(rf"\b(?:the\s+)?(?P<day>{_DAY})\s+(?:of\s+)?(?P<mon>{_MONTH})"
                 rf"(?:,?\s+(?P<year>{_YEAR}))?\b", _I), _h_month_day),
+    # "the 10th" alone, where the clause ends or goes on to another part ("on the 19th and we ..."),
+    # not "the 10th floor" or "the 3rd time".
+    (re.compile(r"\bthe\s+(?P<day>(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))(?=\s*(?:$|[,.;:!?)]|-|–|—)|"
+                r"\s+(?:and|but|so|when|after|before|because|we|I|he|she|they|lol|haha)\b)", _I),
+     _h_date_of_month),
     (re.compile(rf"\b(?P<mon>{_MONTH}),?\s+(?P<year>{_YEAR}|'\d\d)\b", _I), _h_month_year),
     (re.compile(rf"\b(?:(?P<mode>{_MODE})\s+)?(?P<mon>{_MONTH_FULL})\b", _I), _h_month),
     (re.compile(rf"\b(?:(?P<season>{_SEASON})\s+(?:of\s+)?)?(?P<year>{_YEAR})\b(?!\s*(?:-|–)\s*\d)", _I),
@@ -443,6 +462,7 @@ _GATES: tuple[tuple[bool, frozenset[str] | None], ...] = (
     (True, None),  # ISO date
     (True, _MONTH_WORDS),  # May 3rd
     (True, _MONTH_WORDS),  # 3rd of May
+    (True, frozenset({"the"})),  # the 10th
     (True, _MONTH_WORDS),  # May 2019
     (False, frozenset(m for m in MONTHS if len(m) > 4 or m in ("may", "june", "july"))),
     (True, None),  # a year

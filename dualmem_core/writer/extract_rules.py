@@ -123,6 +123,7 @@ class _MessageState:
     motion: str = ""  # the previous clause's "moved", for "and then to Cranston"
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
     moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
+    own_voice: bool = True  # the user's own message: only they drop their "I'm" ("single again lol")
 
     carried: str | None = None  # the one earlier message's person a pronoun may mean (``discourse.py``)
 
@@ -143,6 +144,7 @@ class _Clause:
     subordinate: bool
     inherits: bool
     conjunction: str = ""  # the word that introduced the clause ("when", "but")
+    greeted: bool = False  # it opened with a greeting ("Greetings from Cairns!")
     said: str = ""  # the clause as said, before discourse markers ("now", "so") were stripped
     hobby_hint: bool = False
     weight: float = 1.0
@@ -186,7 +188,7 @@ class RuleExtractor:
         return [self.extract(m, context) for m in messages]
 
     def _read(self, message: Message, speaker: str, context: Discourse | None = None) -> list[Fact]:
-        state = _MessageState(speaker, message.at)
+        state = _MessageState(speaker, message.at, own_voice=(message.role or "user").lower() == "user")
         facts: list[Fact] = []
         said = message.text
         # "my sister sarah": the capitals the rules read by, from the names the user's sessions showed
@@ -231,6 +233,7 @@ class RuleExtractor:
                     subordinate=piece.conjunction in _SUBORDINATORS,
                     inherits=piece.inherits_subject,
                     conjunction=piece.conjunction,
+                    greeted=opened.greeted,
                     said=piece.text,
                 )
                 facts += self._clause(clause, state)
@@ -342,6 +345,10 @@ class RuleExtractor:
             rest = rest[m.end() :]
             if m["name"] and subject.kind != "speaker" and parse_subject(m["name"], speaker, None):
                 partner = Subject(m["name"], "person", 0, 0.9)
+        if subject is None and _dropped_copula(clause, state, text):
+            # Chat drops "I'm" as often as "I": "single again lol", "vegan now", "back in Toronto since
+            # the 10th!" read as the speaker's, with the copula the complement needs.
+            subject, rest = plain, f"am {text}"
         if subject is None and clause.inherits and state.previous is not None:
             subject, rest = state.previous, text
             if state.copula and COMPLEMENT_START.match(text):  # "I'm 29, from Kilkenny": "am from Kilkenny"
@@ -531,6 +538,20 @@ _COPULA_START = re.compile(r"\s*(am|is|are|was|were)\b")
 # sentence is about them too, never about the speaker of an earlier clause.
 _SOMEONE_ELSE = re.compile(r"\b(?:[Hh]e|[Ss]he|[Tt]hey)\b|\b(?!I\b)[A-Z][a-z]+\b")
 _WAS_WERE = re.compile(r"\b(?:was|were)\b")
+# A complement with a dropped "I'm" that is something else: "a lot of rain today" (a noun phrase),
+# "4-1 ...", "ok 15." (a bare number is an age only with "years old"), "from Newark to Boston" (a route).
+_NOT_DROPPED = re.compile(
+    r"an?\s|\d+\b(?!\s+(?:years?\s+old|yo)\b)|from\s+(?:\S+\s+){1,3}?to\s", re.IGNORECASE
+)
+
+
+def _dropped_copula(clause: _Clause, state: _MessageState, text: str) -> bool:
+    """Whether a clause without a subject is a complement of the speaker's dropped "I'm": only where
+    the message's content begins, not in a greeting ("Greetings from Cairns!"). Further along, a
+    bare complement belongs to something said before as often ("yes please. 29 years old and ..."
+    is the speaker's, but the fixture's development part lost a current fact to such a reading)."""
+    return (state.own_voice and clause.intro and not clause.inherits and not clause.greeted
+            and COMPLEMENT_START.match(text) is not None and _NOT_DROPPED.match(text) is None)
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(

@@ -292,7 +292,7 @@ _COMMA_VERB = re.compile(
 # ", from Kilkenny", ", married to Ben" after "I'm 29": the same subject and copula, a second complement.
 COMPLEMENT_START = re.compile(
     r"\d{1,2}(?=\s*(?:,|$|\s+(?:and|years?|yo)\b))|"  # "I'm Ana, 34, ...": an age
-    r"(?:now\s+|originally\s+|also\s+|still\s+|just\s+|(?:really|so|very|mad|well|totally|severely|quite)\s+)?"
+    r"(?:now\s+|originally\s+|also\s+|still\s+|just\s+|back\s+(?=in\s)|(?:really|so|very|mad|well|totally|severely|quite)\s+)?"
     r"(?:from\s+[A-Z]|married\b|engaged\b|single\b|divorced\b|retired\b|self-employed\b|in\s+[A-Z]|"
     r"an?\s+[a-z]|allergic\s+to\b|into\b|obsessed\s+with\b|fluent\s+in\b|(?:vegetarian|vegan|pescatarian)\b)"
 )
