@@ -41,6 +41,17 @@ def test_a_short_name_written_beside_the_full_one_ends_that_persons_job(store):
     assert Editor(store).run(user).operations == 0  # a fixpoint
 
 
+def test_the_fact_ends_when_the_next_thing_told_of_its_subject_begins(store):
+    """"leaving Halvorsen Marine! from next week he'll do the accounts": the job ends next week,
+    when the accounts begin, not on the day it was said."""
+    w, user = _told(store, [NAMED, LEAVING])
+    versions = [v for v in store.export_graph(user).versions if v.tx_to.year == 9999]
+    job = next(v for v in versions if v.object == "Halvorsen Marine")
+    said = T + timedelta(days=30)
+    begins = [v.valid_from for v in versions if v.subject in ("Rob", "Roberto") and v.valid_from > said]
+    assert begins and job.valid_to == min(begins) and job.valid_to - said < timedelta(days=14)
+
+
 def test_a_short_name_never_written_beside_it_ends_nothing(store):
     w, user = _told(store, [NAMED.replace(" (Rob)", ""), LEAVING])
     assert _status(store, user, "Roberto", "works_at") == {"Halvorsen Marine": "active"}

@@ -183,10 +183,10 @@ def replaced(
             continue  # incremental: an earlier run compared it with the messages before it
         changes = later.words & CHANGE
         slots = _slots(view, later)
-        for fact in _facts_it_ends(view, later, endable):
+        for fact, ends in _facts_it_ends(view, later, endable).items():
             if fact not in facts_ended:
                 facts_ended.add(fact)
-                decisions.append(_end_fact(view, fact, later))
+                decisions.append(_end_fact(view, fact, later, ends))
         if later.words & ADDITION or not (changes or slots):
             continue  # "a second cat", "pottery too": more of a multi-valued thing; or no news
         ended_values = _ended_values(view, later)
@@ -411,7 +411,7 @@ def _compare(
 _Endable = dict[str, list[tuple[str, "_Message", frozenset[str]]]]
 
 
-def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Endable]) -> list[str]:
+def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Endable]) -> dict[str, datetime]:
     """Single-valued facts a later message says ended, when the message that told them tells
     other things too (so it stays current): "big news: Rob is leaving Halvorsen Marine!" ends
     "Roberto works at Halvorsen Marine" of "my husband Roberto (Rob) ... he's an engineer at
@@ -420,13 +420,17 @@ def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Enda
     Proof from structure, not wording: a strong change word said of the fact's whole value (in
     its window, ``_windows``), and a fact the extractor read from the later message about the
     same subject (``_same_subject``) whose object names that whole value too. ``endable()``:
-    value word -> the facts that could be ended (``_endable``), built once, when first needed."""
+    value word -> the facts that could be ended (``_endable``), built once, when first needed.
+
+    fact -> when it ends: when the message was said, or when the next thing it tells of the same
+    subject begins, if later ("Cami is leaving Citizens Bank! starting Monday she'll run the
+    books for Pão Quente": the bank job ends on that Monday)."""
     strong = [w for w in _windows(later.clauses) if w & STRONG and not w & ADDITION]
     if not strong or later.history:
-        return []
+        return {}
     told = [view.current[f] for f in later.facts if view.current[f].status == "active"]
     told_words = [(t.subject, {_stem(w) for w in WORD.findall(object_key(t.object))}) for t in told]
-    out = set()
+    out = {}
     index = endable() if told_words else {}
     for word in frozenset().union(*strong):
         for fact, earlier, value in index.get(word, ()):
@@ -436,8 +440,9 @@ def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Enda
                 continue  # the change is not said of this value, as a whole
             if any(value <= named and _same_subject(view, fact, earlier, subject)
                    for subject, named in told_words):
-                out.add(fact)
-    return sorted(out)
+                out[fact] = min((t.valid_from for t in told if t.valid_from > later.said
+                                 and _same_subject(view, fact, earlier, t.subject)), default=later.said)
+    return dict(sorted(out.items()))
 
 
 def _endable(view: GraphView, messages: dict[str, _Message], successors: dict[str, set[str]]) -> _Endable:
@@ -469,9 +474,9 @@ def _same_subject(view: GraphView, fact: str, earlier: _Message, subject: str | 
             and key in {w.casefold() for w in WORD.findall(view.current[earlier.memory_id].text)})
 
 
-def _end_fact(view: GraphView, fact: str, later: _Message) -> Decision:
+def _end_fact(view: GraphView, fact: str, later: _Message, ends: datetime) -> Decision:
     version = view.current[fact]
-    _, valid_to = ended((version.valid_from, version.valid_to), later.said)
+    _, valid_to = ended((version.valid_from, version.valid_to), ends)
     ops = [
         Revise(fact, version.id, {"status": "superseded", "valid_to": valid_to}),
         edge(view, EdgeType.SUPERSEDES, later.memory_id, fact, rule="ends the fact it named"),

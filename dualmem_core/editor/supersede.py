@@ -214,8 +214,9 @@ def _desired(
 
 def _out_of_order(predicate: str, values: list[str]) -> set[int]:
     """Positions in a chain of values (ordered by when they began) of a predicate that only grows
-    (``GROWING``: an age) whose value is above one that began after it: a telling the Writer
-    dated too early ("I'll be 41 in May", told in March, read as 41 since last May). Such a value
+    (``GROWING``: an age) whose value is above one that began after it: a telling dated too early
+    (by an extractor that read "41 in May", told in March, as 41 since last May; the rule Writer
+    reads it forward, an LLM extractor or a memory stored earlier may not). Such a value
     ends nothing: it and the value before it are ended by the next value in order, so
     39 -> 41 -> 40 chains as 39 -> 40 and 41 -> 40."""
     if predicates.canonical(predicate) not in GROWING:
