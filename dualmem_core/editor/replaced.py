@@ -27,9 +27,10 @@ said, a ``SUPERSEDES`` edge with the evidence): recall ranks it below its succes
   split up"). Candidates are the later message's nearest messages (embeddings), those naming
   such words, and those telling the same slot: never all pairs.
 
-*A change* is a small, general list of words marking a change or an end (``STRONG``); "new",
-"now" and "since" are ``WEAK`` (as often no change at all) and prove a change only with a
-single-valued fact beside them, else the pair is unproven. A word of addition ("a second cat",
+*A change* is a small, general list of words marking a change or an end (``STRONG``, in
+``writer/changes.py``, which recall reads too); "new", "now" and "since" are ``WEAK`` (as often
+no change at all) and prove a change only with a single-valued fact beside them, else the pair
+is unproven. A word of addition ("a second cat",
 "pottery too", "another") marks a multi-valued thing growing: it never supersedes.
 
 Conservative on purpose (a current message wrongly made past is worse than a missed update):
@@ -65,47 +66,17 @@ from datetime import datetime
 from ..store import EdgeType
 from ..store.models import WRITER
 from ..timeutil import FAR_FUTURE
-from ..writer import predicates
+from ..writer import changes, predicates
+from ..writer.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, stem, windows
 from .config import EditorConfig
 from .decisions import Decision, Revise, edge
 from .judge import Judge
 from .stints import ended
-from .text import WORD, features
+from .text import features
 from .view import SELF, GraphView, object_key
 
 STAGE = "supersede"
 USER_ROLES = (None, "user")
-# Words that mark a change of state or an end, in the message that tells the change. General
-# words of change, not ways of saying one particular change. ``WEAK`` ones ("new flat", "matcha
-# girl now") are as often no change at all ("a new recipe"): alone they prove nothing.
-STRONG = frozenset(
-    """
-moved move moving relocated anymore no_longer left leaving quit quits quitting stopped stopping
-ended ending broke_up break_up called_it_quit call_it_quit split splitting divorced dumped ex former formerly
-switched changed gave_up give_up giving_up replaced sold
-""".split()
-)
-# Two words that make one word of change ("broke up", not "the AC broke").
-_PHRASES = {("broke", "up"), ("break", "up"), ("gave", "up"), ("give", "up"), ("giving", "up"),
-            ("no", "longer"), ("called", "it"), ("call", "it"), ("called_it", "quit"),
-            ("call_it", "quit")}
-WEAK = frozenset("new now since".split())
-CHANGE = STRONG | WEAK
-# Change words and the first words of their phrases in -ing, which people text without the g.
-_ING = frozenset(w for w in CHANGE | {a for a, _ in _PHRASES} if w.endswith("ing"))
-# Words that say nothing about which thing a message is about, in any quantity.
-NOT_TOPIC = frozenset(
-    "again still really lol tbh atm rn omg haha ok okay yeah gonna wanna gotta kinda sorta".split()
-)
-# Words of addition: the thing is multi-valued and growing ("a second cat", "pottery too").
-ADDITION = frozenset("second another too also both additional extra".split())
-# A change word says a change of what it stands next to, after it ("left the bakery", "new
-# flat"), or, for the few said after their thing, of the clause before it ("not veggie
-# anymore", "marco and i called it quits"); not of a word further along the clause.
-WINDOW = 3
-SAID_AFTER = frozenset(
-    "anymore no_longer split splitting broke_up break_up called_it_quit call_it_quit ended divorced".split()
-)
 # Only a message about one thing is made past as a whole: a longer one tells several, and
 # superseding it would hide the others (its facts stay, but recall shows the message).
 MAX_WORDS = 30
@@ -131,16 +102,6 @@ class _Message:
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_CLAUSE = re.compile(r"[,;:.!?()\n]+|\s[-–—]\s|\s(?:but|and then|so)\s")
-
-
-def _stem(word: str) -> str:
-    word = word.removesuffix("'s").removesuffix("’s")
-    if word.endswith("in") and word + "g" in _ING:
-        return word + "g"  # a texted -in' ("leavin", "movin"): the change word it spells
-    if len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    return word
 
 
 def replaced(
@@ -193,7 +154,7 @@ def replaced(
         # Candidates: its nearest messages, those naming what a change word is said of or what
         # its facts ended, and those that told the same slot. Never all earlier messages.
         candidates: set[str] = {m for m, _ in near.get(later.memory_id, ())}
-        named = set().union(*_windows(later.clauses)) | ended_values
+        named = set().union(*windows(later.clauses)) | ended_values
         for w in _topic_words(frozenset(named), common):
             candidates.update(by_word.get(w, ()))
         for slot in slots:
@@ -250,8 +211,7 @@ def _messages(view: GraphView) -> dict[str, _Message]:
         if not episodes or any(ep.role not in USER_ROLES for ep in episodes):
             continue
         f = features(version.text)
-        clauses = [_joined(tuple(_stem(w.casefold()) for w in WORD.findall(c)))
-                   for c in _CLAUSE.split(version.text.replace("’", "'"))]
+        clauses = changes.clauses(version.text)
         said = min(ep.observed_at for ep in episodes)
         years = [int(y) for y in _YEAR.findall(version.text)]
         facts = sorted({
@@ -265,7 +225,7 @@ def _messages(view: GraphView) -> dict[str, _Message]:
             [c for c in clauses if c],
             len(f.words),
             any(y < said.year for y in years) or "used to" in version.text.casefold(),
-            frozenset(_stem(w) for w in f.content),
+            frozenset(stem(w) for w in f.content),
             f.negated,
             facts,
         )
@@ -283,28 +243,6 @@ def _slots(view: GraphView, message: _Message) -> dict[tuple[str, str], set[str]
     return out
 
 
-def _joined(words: tuple[str, ...]) -> tuple[str, ...]:
-    """Two words of one change joined into one ("broke_up")."""
-    out: list[str] = []
-    for word in words:
-        if out and (out[-1], word) in _PHRASES:
-            out[-1] = f"{out[-1]}_{word}"
-        else:
-            out.append(word)
-    return tuple(out)
-
-
-def _windows(clauses: list[tuple[str, ...]]) -> list[frozenset[str]]:
-    """The words within ``WINDOW`` of each change word, in its clause."""
-    out = []
-    for clause in clauses:
-        for i, word in enumerate(clause):
-            if word in CHANGE:
-                start = 0 if word in SAID_AFTER else i  # "marco and i called it quits"
-                out.append(frozenset(clause[start : i + WINDOW + 1]))
-    return out
-
-
 def _topic_words(words: frozenset[str], common: set[str]) -> set[str]:
     return {w for w in words - common - CHANGE - ADDITION - NOT_TOPIC if len(w) > 2 and not w.isdigit()}
 
@@ -318,7 +256,7 @@ def _ended_values(view: GraphView, message: _Message) -> set[str]:
         v = view.current[fact]
         first = view.versions_of[fact][0]
         if v.negated or (first.valid_to < FAR_FUTURE and first.valid_to <= said):
-            out.update(_stem(w) for w in object_key(v.object).split() if len(w) > 2)
+            out.update(stem(w) for w in object_key(v.object).split() if len(w) > 2)
     return out
 
 
@@ -362,9 +300,9 @@ def _compare(
     untouched = [
         f for f in topical
         if predicates.canonical(view.current[f].predicate or "") not in slot_names
-        and not {_stem(w) for w in object_key(view.current[f].object).split()} & later.words
+        and not {stem(w) for w in object_key(view.current[f].object).split()} & later.words
     ]
-    said_of = [w for w in _windows(later.clauses) if w & CHANGE and w & set(shared)]
+    said_of = [w for w in windows(later.clauses) if w & CHANGE and w & set(shared)]
     if untouched:  # it also tells something the later message leaves alone: unless a model says
         return (None if said_of and changes else False), evidence
     if slot:  # read as facts on both sides: the fact chain carries the change
@@ -376,7 +314,7 @@ def _compare(
         return False, evidence
     # A change said of someone else the extractor read a fact about ("Sarah and her family left
     # Chicago"): what it changes is that fact's slot, not all the earlier message said of them.
-    others = {_stem(w) for f in later.facts if view.fact_subject(f) != SELF
+    others = {stem(w) for f in later.facts if view.fact_subject(f) != SELF
               for w in object_key(view.current[f].subject).split()}
     if others & earlier.words and not named_end:
         return None, evidence
@@ -390,7 +328,7 @@ def _compare(
         f for f in topical
         if view.current[f].status == "active" and not view.current[f].negated
         and predicates.is_single_valued(view.current[f].predicate or "")
-        and {_stem(w) for w in object_key(view.current[f].object).split()} & said
+        and {stem(w) for w in object_key(view.current[f].object).split()} & said
     ]
     if named_end and (strong or said_of):
         evidence.update(score=2 + cosine, rule="ends what it named")
@@ -398,7 +336,7 @@ def _compare(
     if strong:
         evidence.update(score=1 + cosine + 0.1 * len(shared), rule="changes what it named")
         return True, evidence
-    if any(_stem(v) in said for values in later_slots.values() for value in values for v in value.split()):
+    if any(stem(v) in said for values in later_slots.values() for value in values for v in value.split()):
         # "new flat in manchester", and the extractor read "lives in Manchester": a new value
         evidence.update(score=1 + cosine + 0.1 * len(shared), rule="a new value of what it named")
         return True, evidence
@@ -425,11 +363,11 @@ def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Enda
     fact -> when it ends: when the message was said, or when the next thing it tells of the same
     subject begins, if later ("Cami is leaving Citizens Bank! starting Monday she'll run the
     books for Pão Quente": the bank job ends on that Monday)."""
-    strong = [w for w in _windows(later.clauses) if w & STRONG and not w & ADDITION]
+    strong = [w for w in windows(later.clauses) if w & STRONG and not w & ADDITION]
     if not strong or later.history:
         return {}
     told = [view.current[f] for f in later.facts if view.current[f].status == "active"]
-    told_words = [(t.subject, {_stem(w) for w in WORD.findall(object_key(t.object))}) for t in told]
+    told_words = [(t.subject, {stem(w) for w in WORD.findall(object_key(t.object))}) for t in told]
     out = {}
     index = endable() if told_words else {}
     for word in frozenset().union(*strong):
@@ -456,7 +394,7 @@ def _endable(view: GraphView, messages: dict[str, _Message], successors: dict[st
             if (v.status != "active" or v.negated or not v.predicate or v.predicate in IDENTITY
                     or not predicates.is_single_valued(v.predicate) or successors.get(fact)):
                 continue
-            value = frozenset(_stem(w) for w in WORD.findall(object_key(v.object)))
+            value = frozenset(stem(w) for w in WORD.findall(object_key(v.object)))
             for word in value:
                 out[word].append((fact, earlier, value))
     return out

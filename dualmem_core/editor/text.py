@@ -13,8 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..store.base import STOPWORDS
+from ..writer.changes import WORD
 
-WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # "one", "once", "second" and "half" are left out: as often a pronoun or a unit as a count.
 _NUMBER_WORDS = frozenset(
     """

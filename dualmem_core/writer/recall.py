@@ -11,7 +11,7 @@ import numpy as np
 
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..timeutil import utcnow
-from . import scoring
+from . import changes, scoring
 from .intent import RELATIONS, Asked
 from .predicates import canonical, is_single_valued
 from .results import Hit
@@ -94,6 +94,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         ranked = [(score * scoring.STALE if hit.memory.id in told_past else score, parts, current, hit)
                   for score, parts, current, hit in ranked]
         ranked = _successors_first(store, flt.user_id, ranked)
+        ranked = _changes_first(ranked)
         if asked:
             ranked = _newest_first(ranked, asked, cues, told_past)
     elif past and asked.excluded:
@@ -371,6 +372,36 @@ def _past_tellings(store: Store, user_id: str, ranked: list[tuple]) -> set[str]:
     return out
 
 
+def _changes_first(ranked: list[tuple]) -> list[tuple]:
+    """Asked about the present, a message telling a change of a thing ("also I quit coffee 2 weeks
+    ago") ranks just above the earlier messages among the best NEWEST_WINDOW that name that thing
+    ("I'm on my fourth coffee of the day"), whether or not the Editor linked them: their words
+    match the question as well as they did when they were true. The thing is what a strong change
+    word is said of (``changes.changed_things``); a word of addition ("another cat") changes
+    nothing. Facts are left to the Editor's chain: one read from the same message may begin
+    before it ("user does not drink coffee", since two weeks ago)."""
+    top = sorted(range(len(ranked)), key=lambda i: -ranked[i][0])[:NEWEST_WINDOW]
+    out = list(ranked)
+    named: dict[int, frozenset[str]] = {}
+    for i in top:
+        _, _, current, hit = ranked[i]
+        if hit.memory.kind == "fact" or not current:
+            continue
+        things = changes.changed_things(hit.version.text)
+        if not things:
+            continue
+        for j in top:
+            if j not in named:
+                named[j] = changes.words(ranked[j][3].version.text)
+        began = hit.version.valid_from
+        earlier = [j for j in top if ranked[j][3].memory.kind != "fact"
+                   and ranked[j][3].version.valid_from < began and named[j] & things]
+        best = max((ranked[j][0] for j in earlier), default=0.0)
+        if best > out[i][0]:
+            out[i] = (best * 1.001, *ranked[i][1:])
+    return out
+
+
 def _successors_first(store: Store, user_id: str, ranked: list[tuple]) -> list[tuple]:
     """Keep a superseded memory below the memory that superseded it whenever both are found."""
     best: dict[str, float] = {}
@@ -438,3 +469,4 @@ def _admits(
 def sources_of(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
     """Source ids of the episodes each memory came from, in the order they were said."""
     return store.sources_of(user_id, memory_ids)
+

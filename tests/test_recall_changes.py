@@ -1,0 +1,44 @@
+"""Asked about the present, a message telling a change of a thing ranks above the earlier hits
+naming that thing, with no Editor run: recall reads the change words itself
+(``writer/changes.py``). Through the real Writer on both stores."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from dualmem_core import Writer
+from dualmem_core.writer.changes import changed_things
+
+T = datetime(2026, 1, 5, 9, tzinfo=UTC)
+BEFORE = "ok. I'm on my fourth coffee of the day and it's 2:45, I love coffee an unhealthy amount"
+QUIT = "the cat has claimed my desk chair. also I quit coffee 2 weeks ago and switched to rooibos"
+
+
+def _told(store, messages: list[str]) -> tuple[Writer, str]:
+    user = f"changes-{uuid.uuid4().hex[:10]}"
+    w = Writer(store)
+    for n, text in enumerate(messages):
+        w.remember(text, user_id=user, session_id=f"s{n}", at=T + timedelta(days=40 * n))
+    return w, user
+
+
+def test_the_telling_of_a_change_ranks_above_the_earlier_telling(store):
+    w, user = _told(store, [BEFORE, "my thesis chapter is due in March", QUIT])
+    texts = [h.text for h in w.recall("How much coffee does she drink?", user_id=user, k=6)
+             if h.kind == "observation"]
+    assert texts.index(QUIT) < texts.index(BEFORE), texts
+
+
+def test_asked_about_the_past_the_order_is_left_alone(store):
+    w, user = _told(store, [BEFORE, QUIT])
+    plain = [h.text for h in w.recall("How much coffee did she drink last January?", user_id=user, k=3,
+                                      as_of=T + timedelta(days=1))]
+    assert plain[0] != QUIT  # as of then, the quitting was not yet said
+
+
+def test_what_a_change_is_said_of():
+    assert "coffee" in changed_things(QUIT)
+    assert not changed_things(BEFORE)  # no change word
+    assert not changed_things("moved another plant to the balcony")  # more of a thing, not a change
+    assert "leed" in changed_things("moved out of leeds, new flat in manchester")  # stemmed
