@@ -180,3 +180,26 @@ def test_a_question_the_reader_cannot_read_ranks_as_before(store):
     w, user = _told(store, ["We talked about sleep hygiene and blue light."])
     hits = w.recall("what did we talk about on Tuesday?", user_id=user, k=3)
     assert hits and "intent" not in hits[0].why
+
+
+def test_asked_about_the_present_an_ended_fact_of_the_slot_is_dealt_below_every_current_telling():
+    """"Lucas was her boyfriend" (ended by the Editor) scores best on its own; the newer message
+    telling who she is dating now, with no fact of it, takes the first place."""
+    from dualmem_core.store import Memory, MemoryVersion, SearchHit
+    from dualmem_core.writer.recall import _newest_first
+
+    def hit(text: str, score: float, day: int, current: bool, predicate: str | None = None) -> tuple:
+        memory = Memory(user_id="u", kind="fact" if predicate else "observation")
+        version = MemoryVersion(
+            memory_id=memory.id, user_id="u", text=text, valid_from=T + timedelta(days=day),
+            search_text=None if predicate else text, **({"subject": "user", "predicate": predicate,
+                                                          "object": "Lucas"} if predicate else {}),
+        )
+        return score, {}, current, SearchHit(memory, version, score)
+
+    ranked = [hit("Lucas is user's boyfriend", 0.25, 0, False, "partner"),
+              hit("my boyfriend Lucas is in São Paulo, we are dating since 2020", 0.22, 0, True),
+              hit("I met a guy!! his name is Owen, we are dating since two weeks", 0.21, 200, True)]
+    dealt = _newest_first(ranked, Asked(predicates=("partner",)), "dating boyfriend", set())
+    order = [h.version.text for _, _, _, h in sorted(dealt, key=lambda item: -item[0])]
+    assert order[0].startswith("I met a guy") and order[-1] == "Lucas is user's boyfriend", order

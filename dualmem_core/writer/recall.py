@@ -180,13 +180,15 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
         return (about == {"user"} and v.search_text is not None and _says(v.text, words)
                 and hit.memory.id not in told_past)
 
-    members = [i for i in top if ranked[i][2] and tells(ranked[i][3])]
+    # A fact of it that has ended ("Lucas was her boyfriend" till June) is a telling too, dealt
+    # below every current one: asked who is her boyfriend now, it is what is no longer so.
+    members = [i for i in top if (ranked[i][2] or ranked[i][3].version.predicate) and tells(ranked[i][3])]
     if len(members) < 2:
         return ranked
     scores = sorted((ranked[i][0] for i in members), reverse=True)
     # Newest first; equal times by text (ids are random: a tie must not move between runs).
-    newest = sorted(members, key=lambda i: (ranked[i][3].version.valid_from, ranked[i][3].version.text),
-                    reverse=True)
+    newest = sorted(members, key=lambda i: (ranked[i][2], ranked[i][3].version.valid_from,
+                                            ranked[i][3].version.text), reverse=True)
     out = list(ranked)
     for i, score in zip(newest, scores, strict=True):
         out[i] = (score, *ranked[i][1:])
