@@ -784,6 +784,9 @@ CARRY_OVER: list[tuple[str, list[tuple], list[str]]] = [
     ("back in Toronto since the 10th!", [("user", "lives_in", "Toronto")], []),
     ("29 years old and still chasing invoices", [("user", "age", "29")], []),
     ("ok so. in Leeds since March, new flat", [("user", "lives_in", "Leeds")], []),
+    # the person a message names is whom the speaker said they see, before or after
+    ("so, news, I'm seeing someone. his name's Tony, he's a skipper", [("user", "partner", "Tony")], []),
+    ("I met a guy!! his name is Owen. we are dating since two weeks", [("user", "partner", "Owen")], []),
 ]
 
 
@@ -849,6 +852,23 @@ def test_carry_over_does_not_invent(text: str) -> None:
     judged = [f for f in extract(text) if f.predicate not in ("plans", "event")]
     invented = [f for f in judged if f.predicate in ("works_at", "lives_in", "hobby", "eats")]
     assert not invented, [(f.subject, f.predicate, f.object) for f in invented]
+
+
+def test_a_relation_named_before_its_comma_is_not_named_again_after_it() -> None:
+    got = triples(extract("back from New Zealand with Tony, my fella, South Island, Queenstown and Milford"))
+    assert ("tony", "partner", "user", False) in got or ("user", "partner", "tony", False) in got, got
+    assert not [t for t in got if "south island" in t], got
+    sister = triples(extract("my sister, Lena, lives in Oslo"))
+    assert ("lena", "sibling", "user", False) in sister or ("user", "sibling", "lena", False) in sister
+
+
+def test_a_name_is_the_speakers_partner_only_when_the_speaker_sees_someone() -> None:
+    sister = triples(extract("my sister is dating someone, his name is Karl"))
+    assert ("user", "partner", "karl", False) not in sister
+    colleague = extract("met my new colleague today, her name is Jess. she's lovely")
+    assert not {f.predicate for f in colleague} & {"partner", "spouse"}
+    got = triples(extract("I'm seeing someone. her name is Jess. my brother Tom is dating a guy called Max"))
+    assert ("user", "partner", "jess", False) in got and ("user", "partner", "max", False) not in got
 
 
 def test_breaking_up_with_the_one_named_beside_the_speaker_ends_them():

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from benchmarks import extraction_fingerprint
 
-EXPECTED = "c962dbc726a65ba815b12f1408700df6c0298ccf972ad6f54f7aeb2d6971bd51"
+EXPECTED = "a7869795143b5f4315ffc3f7223b117faf1965fd0e9a6269040633e9be45a0a7"
 
 
 def test_extractor_output_is_unchanged() -> None:

@@ -124,6 +124,8 @@ class _MessageState:
     work_talk: bool = False  # the message speaks of jobs, so "I'm with Telstra" names an employer
     moved: bool = False  # the message speaks of a move, so "we're in Sheffield now" is a home
     own_voice: bool = True  # the user's own message: only they drop their "I'm" ("single again lol")
+    unnamed_partner: bool = False  # the speaker said they see someone, not yet whom
+    named: str | None = None  # the person a "his name is ..." of this message named
 
     carried: str | None = None  # the one earlier message's person a pronoun may mean (``discourse.py``)
 
@@ -384,6 +386,8 @@ class RuleExtractor:
         state.previous_dated = clause.dated or clause.text
         if named:
             state.people.append(named)  # "her name is Jess, she's a researcher": Jess is "she" from here on
+            state.named = named
+        drafts += _partner_named(drafts, state, plain)
         return [f for d, s, a in drafts if (f := self._finish(d, s, a, clause, state)) is not None]
 
     def _reported(self, clause: _Clause, state: _MessageState) -> list[Fact] | None:
@@ -581,6 +585,25 @@ _PET_CALLED = re.compile(
     r"(?:[Ww]e|[Tt]hey|I|[Tt]he kids)\s+(?:have\s+)?(?:named|called)\s+(?:him|her|it))"
     r"\s+(?P<name>[A-Z][a-z]+)\b"
 )
+# Relationship states with a partner the message may name before or after.
+_COUPLED = frozenset({"in a relationship", "dating"})
+
+
+def _partner_named(drafts: list[tuple[Draft, Subject, Aspect]], state: _MessageState,
+                   speaker: Subject) -> list[tuple[Draft, Subject, Aspect]]:
+    """The person a message names with "his name is ..." (``_NAME_IS``) is whom the speaker sees,
+    when the same message says they see someone and names no one else as partner: "I'm seeing
+    someone. his name's Tony"; "I met a guy!! his name is Owen ... we are dating"."""
+    if any(d.predicate in ("partner", "spouse") for d, _, _ in drafts):
+        state.unnamed_partner = False
+        return []
+    state.unnamed_partner = state.unnamed_partner or any(
+        who.kind == "speaker" and d.predicate == "relationship_status" and d.object in _COUPLED
+        and not d.negated for d, who, _ in drafts)
+    if not (state.unnamed_partner and state.named):
+        return []
+    name, state.unnamed_partner, state.named = state.named, False, None
+    return [(Draft("partner", name, 0.75, rule="partner.named"), speaker, Aspect())]
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 

@@ -225,9 +225,12 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
     "his/her wife Ana" belongs to ``referent``, the one person already named in the message.
     """
     out: list[Draft] = _more_mentions(text, speaker, referent)
+    # "with Tony, my fella, South Island, Queenstown ...": a relation named before its comma is
+    # not named again after it; what follows is the sentence going on (here a list of places).
+    named_before = {m.end("rel") for m in _RELATION_BEFORE.finditer(text)}
     for m in _RELATION_APPOSITION.finditer(text):
         owner = speaker if m["own"].lower() in ("my", "our") else referent
-        if owner is None:
+        if owner is None or (m["name"] and m.end("rel") in named_before):
             continue
         plural = m["rel"].lower().endswith(("s", "children"))
         out += _relation_drafts(
