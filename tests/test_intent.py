@@ -154,7 +154,7 @@ def test_a_value_set_aside_in_a_clause_is_not_the_first_answer(store):
 def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which(store):
     """No Editor has run, so no supersession edge links the jobs: their valid times decide. Acme
     scores best on its own (as a fact told more often would) but ended before Globex began."""
-    from dualmem_core.store import Memory, MemoryVersion, SearchHit
+    from dualmem_core.store import Memory, MemoryVersion, SearchFilter, SearchHit
     from dualmem_core.writer.intent import Asked
     from dualmem_core.writer.recall import _predecessors_of_named
 
@@ -170,7 +170,7 @@ def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which
     ranked = [fact("Acme", 0.6, 2012, 2016), fact("Globex", 0.5, 2016, 2021),
               fact("Initech", 0.55, 2021, None), fact("Hooli", 0.7, 2005, 2012)]
     asked = Asked(predicates=("works_at",), names=("Initech",), excluded=frozenset({"initech"}))
-    lifted = _predecessors_of_named(store, "u", asked, ranked)
+    lifted = _predecessors_of_named(store, SearchFilter(user_id="u"), asked, ranked)
     best = max(lifted, key=lambda item: item[0])
     assert best[3].version.object == "Globex"
     assert [s for s, *_ in lifted if s != best[0]] == [0.6, 0.55, 0.7]  # the others keep their scores
@@ -203,3 +203,15 @@ def test_asked_about_the_present_an_ended_fact_of_the_slot_is_dealt_below_every_
     dealt = _newest_first(ranked, Asked(predicates=("partner",)), "dating boyfriend", set())
     order = [h.version.text for _, _, _, h in sorted(dealt, key=lambda item: -item[0])]
     assert order[0].startswith("I met a guy") and order[-1] == "Lucas is user's boyfriend", order
+
+
+def test_before_a_named_value_reads_the_slot_of_its_fact_when_the_question_names_none(store):
+    """"Who was the user seeing before Owen?" names no predicate ("seeing" is no cue): the fact
+    holding Owen says which slot, and its predecessor there comes first, read from the store
+    when the searches did not find it."""
+    w, user = _told(store, ["my boyfriend Lucas lives in Lisbon, long distance is hard",
+                            "I went to a pottery class on Saturday and made a wonky bowl",
+                            "I'm seeing someone new. his name is Owen, he teaches salsa"])
+    assert not read_question("Who was the user seeing before Owen?")  # no predicate read
+    hits = w.recall("Who was the user seeing before Owen?", user_id=user, k=3, record_access=False)
+    assert hits[0].object == "Lucas", [h.text for h in hits]

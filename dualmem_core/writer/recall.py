@@ -48,7 +48,9 @@ def recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter
     """``asked``: the question's reading (``intent.read_question``); its facts are looked up and
     lifted by ``scoring.W_INTENT``."""
     with store.reading():  # a dozen reads: one transaction on Neo4j
-        return _recall(store, query_vector, query, flt, k, asked or Asked())
+        # Not ``asked or Asked()``: a reading with no predicate is falsy, yet its set-aside values
+        # count ("who was she seeing before Owen?").
+        return _recall(store, query_vector, query, flt, k, Asked() if asked is None else asked)
 
 
 def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilter, k: int,
@@ -98,7 +100,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
         if asked:
             ranked = _newest_first(ranked, asked, cues, told_past)
     elif past and asked.excluded:
-        ranked = _predecessors_of_named(store, flt.user_id, asked, ranked)
+        ranked = _predecessors_of_named(store, flt, asked, ranked)
     # Equal scores by text, then id: ids are random, so an id alone would make ties (and
     # measurements) differ from run to run.
     ranked.sort(key=lambda item: (-item[0], item[3].version.text, item[3].version.id))
@@ -276,14 +278,16 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
     return {"user"}  # a name no fact is about may be the user's own, not yet known as such
 
 
-def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: list[tuple]) -> list[tuple]:
+def _predecessors_of_named(store: Store, flt: SearchFilter, asked: Asked, ranked: list[tuple]) -> list[tuple]:
     """Asked about the past with a value set aside ("where did she live before Denver?"), the
     value held just before the named one ranks first: the one
     the named fact superseded, or else, where the graph has no such edge, the latest fact of the
     same subject and predicate that began before it. "Before Denver" asks for the value just
     before, not the oldest one told. Only a value set aside counts: "when did she get engaged?"
     names "engaged" as what it asks. Where no fact holds the named value, a message naming it
-    says when it began (``_before_told``)."""
+    says when it began (``_before_told``). The slot is the named fact's, whether or not the
+    question's words name it ("who was she seeing before Owen?"): where the hits hold no other
+    value of it, the slot's facts are read from the store."""
     aside = asked.excluded
     named: dict[str, tuple[float, SearchHit]] = {}
     for score, _, _, hit in ranked:
@@ -292,7 +296,8 @@ def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: lis
             named[hit.memory.id] = (score, hit)
     if not named:
         return _before_told(asked, ranked)
-    edges = store.get_edges(user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
+    ranked = ranked + _slot_facts(store, flt, [hit for _, hit in named.values()], ranked)
+    edges = store.get_edges(flt.user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
     superseded: dict[str, list[str]] = {}
     for e in edges:
         if e.src_id in named and e.dst_id not in named:
@@ -309,6 +314,19 @@ def _predecessors_of_named(store: Store, user_id: str, asked: Asked, ranked: lis
                 lift[before] = max(lift.get(before, 0.0), best)
     return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
             for score, parts, current, hit in ranked]
+
+
+def _slot_facts(store: Store, flt: SearchFilter, named: list[SearchHit], ranked: list[tuple]) -> list[tuple]:
+    """The facts of the named values' slots that no hit holds, read from the store (score 0),
+    when the hits hold no other value of a slot."""
+    lacking = {canonical(h.version.predicate) for h in named
+               if not any(_same_slot(other, h) and other.memory.id != h.memory.id for *_, other in ranked)}
+    if not lacking:
+        return []
+    have = {hit.memory.id for *_, hit in ranked}
+    found = store.list_facts(flt, predicates=sorted(lacking), limit=LOOKUP)
+    return [(0.0, {"before": 1.0}, hit.version.status == "active", hit) for hit in found
+            if hit.memory.id not in have and any(_same_slot(hit, h) for h in named)]
 
 
 def _before_told(asked: Asked, ranked: list[tuple]) -> list[tuple]:

@@ -50,7 +50,9 @@ def statement_words(predicates: tuple[str, ...] | list[str]) -> str:
     words: list[str] = []
     for predicate in predicates:
         words += _WORDS.get(predicate, "").split()
-        words += (w for noun in _BY_RELATION.get(predicate, ()) for w in noun.split())
+        # A relation named in one word: the words of "significant other" or "better half" alone
+        # ("each other", "better") say nothing of a partner.
+        words += (noun for noun in _BY_RELATION.get(predicate, ()) if " " not in noun)
         if predicate == "pet":
             words += (w for kind in PETS for w in kind.split())
         if predicate.startswith(FAVOURITE_PREFIX):  # "my favourite whisky": the word and the category
