@@ -19,7 +19,9 @@ a present question, other ones for a past question).
   values said by some hit; first-right and stale-first do not apply.
 
 Overall first-right and stale-first are over present + past questions; overall found@5 over all.
-By default each life is run twice, without and with the Editor, and both are printed.
+By default each life is run twice, without and with the Editor, and both are printed, for each
+part of the lives (``part``: "tune", whose misses may be read when working on recall, and
+"heldout", read by totals only) and for all.
 
 Run:  python -m benchmarks.texting [--data fixtures/texting/lives.json] [--editor | --no-editor]
           [--embedder hashing] [--out benchmarks/results/texting-sqlite.json]
@@ -86,7 +88,8 @@ def run_life(life: dict, editor: bool, embedder_spec: str) -> list[dict]:
             for q in life["questions"]:
                 hits = writer.recall(q["question"], user_id=user, k=K, record_access=False)
                 s = score(q, hits)
-                rows.append({"user": user, "kind": q["kind"], "question": q["question"],
+                rows.append({"user": user, "part": life.get("part", "all"), "kind": q["kind"],
+                             "question": q["question"],
                              "answer": q["answer"], "stale": q["stale"], **s,
                              "first": None if s["first_rank"] is None else hits[s["first_rank"]].text,
                              "hits": [{"text": h.text, "score": round(h.score, 4), "current": h.current}
@@ -111,11 +114,11 @@ def summarise(rows: list[dict]) -> dict:
 
 def render(summaries: dict[str, dict], title: str) -> str:
     cell = lambda v: "-" if v is None else f"{v:.1f}"  # noqa: E731
-    head = f"{'editor':<8}{'kind':<10}{'n':>4}{'first-right %':>15}{'stale-first %':>15}{'found@5 %':>11}"
+    head = f"{'editor':<16}{'kind':<10}{'n':>4}{'first-right %':>15}{'stale-first %':>15}{'found@5 %':>11}"
     lines = [title, head]
     for mode, summary in summaries.items():
         for kind, s in summary.items():
-            lines.append(f"{mode:<8}{kind:<10}{s['n']:>4}{cell(s['first_right']):>15}"
+            lines.append(f"{mode:<16}{kind:<10}{s['n']:>4}{cell(s['first_right']):>15}"
                          f"{cell(s['stale_first']):>15}{cell(s['found@5']):>11}")
     return "\n".join(lines) + "\n"
 
@@ -134,7 +137,11 @@ def main(argv: list[str] | None = None) -> None:
     modes = args.modes or ("off", "on")
     lives = json.loads(Path(args.data).read_text())["lives"]
     results = {m: [row for life in lives for row in run_life(life, m == "on", args.embedder)] for m in modes}
-    summaries = {m: summarise(rows) for m, rows in results.items()}
+    # One table per part and one for all: the tune lives' misses may be read, the held-out ones not.
+    parts = sorted({row["part"] for rows in results.values() for row in rows}, key=lambda p: (p != "tune", p))
+    summaries = {f"{m} {part}": summarise([r for r in rows if r["part"] == part])
+                 for m, rows in results.items() for part in parts} if len(parts) > 1 else {}
+    summaries |= {f"{m} all": summarise(rows) for m, rows in results.items()}
     n_messages = sum(len(life["messages"]) for life in lives)
     title = (f"Texting lives: {len(lives)} lives, {n_messages} messages, {len(results[modes[0]])} questions;"
              f" store sqlite, embedder {args.embedder}, recall k={K}")

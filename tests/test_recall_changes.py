@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer
-from dualmem_core.writer.changes import changed_things
+from dualmem_core.writer.changes import changed_things, root
 
 T = datetime(2026, 1, 5, 9, tzinfo=UTC)
 BEFORE = "ok. I'm on my fourth coffee of the day and it's 2:45, I love coffee an unhealthy amount"
@@ -38,7 +38,14 @@ def test_asked_about_the_past_the_order_is_left_alone(store):
 
 
 def test_what_a_change_is_said_of():
-    assert "coffee" in changed_things(QUIT)
+    assert root("coffee") in changed_things(QUIT)
     assert not changed_things(BEFORE)  # no change word
     assert not changed_things("moved another plant to the balcony")  # more of a thing, not a change
-    assert "leed" in changed_things("moved out of leeds, new flat in manchester")  # stemmed
+    assert root("leeds") in changed_things("moved out of leeds, new flat in manchester")
+    assert changed_things("the league folded so no more coaching for me") == {"coach"}
+
+
+def test_the_forms_of_one_word_share_a_root():
+    assert {root(w) for w in ("vape", "vaping", "vapes")} == {"vap"}
+    assert {root(w) for w in ("coach", "coached", "coaching")} == {"coach"}
+    assert root("quitting") == root("quit") and root("need") == "need"

@@ -20,14 +20,14 @@ WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # they prove nothing.
 STRONG = frozenset(
     """
-moved move moving relocated anymore no_longer left leaving quit quits quitting stopped stopping
+moved move moving relocated anymore no_longer no_more left leaving quit quits quitting stopped stopping
 ended ending broke_up break_up called_it_quit call_it_quit split splitting divorced dumped ex former formerly
 switched changed gave_up give_up giving_up replaced sold
 """.split()
 )
 # Two words that make one word of change ("broke up", not "the AC broke").
 _PHRASES = {("broke", "up"), ("break", "up"), ("gave", "up"), ("give", "up"), ("giving", "up"),
-            ("no", "longer"), ("called", "it"), ("call", "it"), ("called_it", "quit"),
+            ("no", "longer"), ("no", "more"), ("called", "it"), ("call", "it"), ("called_it", "quit"),
             ("call_it", "quit")}
 WEAK = frozenset("new now since".split())
 CHANGE = STRONG | WEAK
@@ -90,15 +90,30 @@ def windows(clauses: list[tuple[str, ...]]) -> list[frozenset[str]]:
 
 
 def changed_things(text: str) -> frozenset[str]:
-    """The words a strong change word of the text is said of, stemmed ("I quit coffee 2 weeks ago"
-    -> coffee, week), without words of addition ("another cat" grows, it does not change)."""
+    """The roots of the words a strong change word of the text is said of ("officially quit vaping"
+    -> vap), without words of addition ("another cat" grows, it does not change)."""
     said: set[str] = set()
     for window in windows(clauses(text)):
         if window & STRONG and not window & ADDITION:
             said |= window
-    return frozenset(w for w in said - CHANGE - NOT_TOPIC - STOPWORDS if len(w) > 2 and not w.isdigit())
+    kept = said - CHANGE - NOT_TOPIC - STOPWORDS
+    return frozenset(root(w) for w in kept if len(w) > 2 and not w.isdigit())
 
 
 def words(text: str) -> frozenset[str]:
-    """The text's words, stemmed as ``clauses`` stems them."""
-    return frozenset(stem(w.casefold()) for w in WORD.findall(text.replace("’", "'")))
+    """The roots of the text's words, to compare with ``changed_things``."""
+    return frozenset(root(w.casefold()) for w in WORD.findall(text.replace("’", "'")))
+
+
+_DOUBLED = re.compile(r"([bdglmnprt])\1$")
+
+
+def root(word: str) -> str:
+    """A word without its -ing, -ed or final e, so the forms of one verb or noun meet: "vape",
+    "vaping" -> vap; "coached", "coaching" -> coach; "quitting" -> quit. Cruder than a stemmer, and
+    only for telling whether two messages name the same thing."""
+    word = stem(word)
+    for suffix, shortest in (("ing", 6), ("ed", 5)):
+        if word.endswith(suffix) and len(word) >= shortest:
+            return _DOUBLED.sub(r"\1", word[: -len(suffix)])
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
