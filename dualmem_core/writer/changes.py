@@ -11,6 +11,7 @@ quits"). Never a pattern per way of saying one particular change.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..store.base import STOPWORDS
 
@@ -89,6 +90,7 @@ def windows(clauses: list[tuple[str, ...]]) -> list[frozenset[str]]:
     return out
 
 
+@lru_cache(maxsize=8192)  # recall reads the best hits of every question: the same texts recur
 def changed_things(text: str) -> frozenset[str]:
     """The roots of the words a strong change word of the text is said of ("officially quit vaping"
     -> vap), without words of addition ("another cat" grows, it does not change)."""
@@ -100,6 +102,7 @@ def changed_things(text: str) -> frozenset[str]:
     return frozenset(root(w) for w in kept if len(w) > 2 and not w.isdigit())
 
 
+@lru_cache(maxsize=8192)
 def words(text: str) -> frozenset[str]:
     """The roots of the text's words, to compare with ``changed_things``."""
     return frozenset(root(w.casefold()) for w in WORD.findall(text.replace("’", "'")))
