@@ -50,6 +50,7 @@ _CLAUSE = re.compile(r"[,;:.!?()\n]+|\s[-–—]\s|\s(?:but|and then|so)\s")
 
 
 def stem(word: str) -> str:
+    """A word without its possessive or plural s, a texted -in' spelled out ("leavin")."""
     word = word.removesuffix("'s").removesuffix("’s")
     if word.endswith("in") and word + "g" in _ING:
         return word + "g"  # a texted -in' ("leavin", "movin"): the change word it spells

@@ -280,9 +280,9 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
 
 def _predecessors_of_named(store: Store, flt: SearchFilter, asked: Asked, ranked: list[tuple]) -> list[tuple]:
     """Asked about the past with a value set aside ("where did she live before Denver?"), the
-    value held just before the named one ranks first: the one
-    the named fact superseded, or else, where the graph has no such edge, the latest fact of the
-    same subject and predicate that began before it. "Before Denver" asks for the value just
+    value held just before the named one ranks first: the one the named fact superseded, or else,
+    where the graph has no such edge, the latest fact of the same subject and predicate that began
+    before it. "Before Denver" asks for the value just
     before, not the oldest one told. Only a value set aside counts: "when did she get engaged?"
     names "engaged" as what it asks. Where no fact holds the named value, a message naming it
     says when it began (``_before_told``). The slot is the named fact's, whether or not the
@@ -296,7 +296,8 @@ def _predecessors_of_named(store: Store, flt: SearchFilter, asked: Asked, ranked
             named[hit.memory.id] = (score, hit)
     if not named:
         return _before_told(asked, ranked)
-    ranked = ranked + _slot_facts(store, flt, [hit for _, hit in named.values()], ranked)
+    read = _slot_facts(store, flt, [hit for _, hit in named.values()], ranked)
+    rivals_of = ranked + read
     edges = store.get_edges(flt.user_id, node_ids=list(named), types=[EdgeType.SUPERSEDES])
     superseded: dict[str, list[str]] = {}
     for e in edges:
@@ -307,18 +308,19 @@ def _predecessors_of_named(store: Store, flt: SearchFilter, asked: Asked, ranked
     # the named value ("married Tasha last saturday") would otherwise stay above it.
     best = max(score for score, *_ in ranked) * 1.01
     for memory_id, (_, hit) in named.items():
-        rivals = [h for _, _, _, h in ranked if h.memory.id not in named and _same_slot(h, hit)]
+        rivals = [h for _, _, _, h in rivals_of if h.memory.id not in named and _same_slot(h, hit)]
         earlier = [_latest_before(hit.version.valid_from, rivals)]
         for before in superseded.get(memory_id) or earlier:
             if before is not None:
                 lift[before] = max(lift.get(before, 0.0), best)
+    # A fact read from the store is shown only as the value asked for.
     return [(max(score, lift.get(hit.memory.id, 0.0)), parts, current, hit)
-            for score, parts, current, hit in ranked]
+            for score, parts, current, hit in ranked + [r for r in read if r[3].memory.id in lift]]
 
 
 def _slot_facts(store: Store, flt: SearchFilter, named: list[SearchHit], ranked: list[tuple]) -> list[tuple]:
-    """The facts of the named values' slots that no hit holds, read from the store (score 0),
-    when the hits hold no other value of a slot."""
+    """The facts of the named values' slots, read from the store (score 0), when the hits hold no
+    other value of a slot."""
     lacking = {canonical(h.version.predicate) for h in named
                if not any(_same_slot(other, h) and other.memory.id != h.memory.id for *_, other in ranked)}
     if not lacking:
@@ -402,7 +404,6 @@ def _changes_first(ranked: list[tuple]) -> list[tuple]:
     before it ("user does not drink coffee", since two weeks ago)."""
     top = sorted(range(len(ranked)), key=lambda i: -ranked[i][0])[:NEWEST_WINDOW]
     out = list(ranked)
-    named: dict[int, frozenset[str]] = {}
     for i in top:
         _, _, current, hit = ranked[i]
         if hit.memory.kind == "fact" or not current:
@@ -410,12 +411,10 @@ def _changes_first(ranked: list[tuple]) -> list[tuple]:
         things = changes.changed_things(hit.version.text)
         if not things:
             continue
-        for j in top:
-            if j not in named:
-                named[j] = changes.words(ranked[j][3].version.text)
         began = hit.version.valid_from
         earlier = [j for j in top if ranked[j][3].memory.kind != "fact"
-                   and ranked[j][3].version.valid_from < began and named[j] & things]
+                   and ranked[j][3].version.valid_from < began
+                   and changes.words(ranked[j][3].version.text) & things]
         best = max((ranked[j][0] for j in earlier), default=0.0)
         if best > out[i][0]:
             out[i] = (best * 1.001, *ranked[i][1:])
@@ -489,4 +488,3 @@ def _admits(
 def sources_of(store: Store, user_id: str, memory_ids: list[str]) -> dict[str, list[str]]:
     """Source ids of the episodes each memory came from, in the order they were said."""
     return store.sources_of(user_id, memory_ids)
-
