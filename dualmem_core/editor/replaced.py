@@ -30,8 +30,8 @@ said, a ``SUPERSEDES`` edge with the evidence): recall ranks it below its succes
 *A change* is a small, general list of words marking a change or an end (``STRONG``, in
 ``writer/changes.py``, which recall reads too); "new", "now" and "since" are ``WEAK`` (as often
 no change at all) and prove a change only with a single-valued fact beside them, else the pair
-is unproven. A word of addition ("a second cat",
-"pottery too", "another") marks a multi-valued thing growing: it never supersedes.
+is unproven. A word of addition ("a second cat", "pottery too", "another") marks a multi-valued
+thing growing: it never supersedes.
 
 Conservative on purpose (a current message wrongly made past is worse than a missed update):
 only an earlier message of at most ``MAX_WORDS`` words (about one thing) is made past, never by
@@ -66,8 +66,8 @@ from datetime import datetime
 from ..store import EdgeType
 from ..store.models import WRITER
 from ..timeutil import FAR_FUTURE
-from ..writer import changes, predicates
-from ..writer.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, stem, windows
+from ..writer import predicates
+from ..writer.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, clauses_of, stem, windows
 from .config import EditorConfig
 from .decisions import Decision, Revise, edge
 from .judge import Judge
@@ -211,7 +211,7 @@ def _messages(view: GraphView) -> dict[str, _Message]:
         if not episodes or any(ep.role not in USER_ROLES for ep in episodes):
             continue
         f = features(version.text)
-        clauses = changes.clauses(version.text)
+        clauses = clauses_of(version.text)
         said = min(ep.observed_at for ep in episodes)
         years = [int(y) for y in _YEAR.findall(version.text)]
         facts = sorted({
@@ -356,7 +356,7 @@ def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Enda
     Halvorsen Marine, he likes order", and nothing else that message said.
 
     Proof from structure, not wording: a strong change word said of the fact's whole value (in
-    its window, ``_windows``), and a fact the extractor read from the later message about the
+    its window, ``changes.windows``), and a fact the extractor read from the later message about the
     same subject (``_same_subject``) whose object names that whole value too. ``endable()``:
     value word -> the facts that could be ended (``_endable``), built once, when first needed.
 

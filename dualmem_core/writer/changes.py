@@ -59,7 +59,7 @@ def stem(word: str) -> str:
     return word
 
 
-def clauses(text: str) -> list[tuple[str, ...]]:
+def clauses_of(text: str) -> list[tuple[str, ...]]:
     """The stemmed words of each clause (split at punctuation), in order, a change's two words
     joined into one ("broke_up")."""
     out = []
@@ -96,7 +96,7 @@ def changed_things(text: str) -> frozenset[str]:
     """The roots of the words a strong change word of the text is said of ("officially quit vaping"
     -> vap), without words of addition ("another cat" grows, it does not change)."""
     said: set[str] = set()
-    for window in windows(clauses(text)):
+    for window in windows(clauses_of(text)):
         if window & STRONG and not window & ADDITION:
             said |= window
     kept = said - CHANGE - NOT_TOPIC - STOPWORDS

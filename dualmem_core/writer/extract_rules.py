@@ -556,6 +556,8 @@ def _dropped_copula(clause: _Clause, state: _MessageState, text: str) -> bool:
     is the speaker's, but the fixture's development part lost a current fact to such a reading)."""
     return (state.own_voice and clause.intro and not clause.inherits and not clause.greeted
             and COMPLEMENT_START.match(text) is not None and _NOT_DROPPED.match(text) is None)
+
+
 # A few words of lead-in before the speaker's own clause: "fair warning I'm allergic", "ok hot take I ...".
 # Determiners, relatives and pronoun-like heads would make the "I" part of a noun phrase ("the guy I met").
 _LEAD_IN = re.compile(
@@ -604,6 +606,8 @@ def _partner_named(drafts: list[tuple[Draft, Subject, Aspect]], state: _MessageS
         return []
     name, state.unnamed_partner, state.named = state.named, False, None
     return [(Draft("partner", name, 0.75, rule="partner.named"), speaker, Aspect())]
+
+
 _NAME_IS = re.compile(r"^(?:his|her|their)\s+name\s+is\s+(?P<name>[A-Z][a-z]+)\b")
 _AGE_ASIDE = re.compile(r"\s*,?\s+who\s+is\s+(?:\d{1,2}|[a-z]+-?[a-z]*)(?=\s|,|$)(?!\s+(?:years|minutes))")
 
