@@ -30,7 +30,9 @@ def test_the_telling_of_a_change_ranks_above_the_earlier_telling(store):
     assert texts.index(QUIT) < texts.index(BEFORE), texts
 
 
-def test_asked_about_the_past_the_order_is_left_alone(store):
+def test_as_of_before_the_change_its_telling_is_not_first(store):
+    """As of a day before the quitting was said, the lift never puts it first (it was not yet
+    said: the as-of filter keeps it out, and the lift reads only what the filter let in)."""
     w, user = _told(store, [BEFORE, QUIT])
     plain = [h.text for h in w.recall("How much coffee did she drink last January?", user_id=user, k=3,
                                       as_of=T + timedelta(days=1))]
