@@ -9,7 +9,7 @@ READY := $(VENV)/.installed
 $(READY): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet --editable '.[dev]'
+	$(VENV)/bin/pip install --quiet --editable '.[all,dev]'
 	touch $(READY)
 
 demo: $(READY)  ## the main job, on the embedded default store

@@ -38,6 +38,10 @@ class NotFound(DualmemError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class MissingExtra(DualmemError, ImportError):
+    """A feature needs a package from an optional extra that is not installed (extras.require)."""
+
+
 class TenantViolation(DualmemError):
     """A write or change tried to cross from one user's data into another's."""
 

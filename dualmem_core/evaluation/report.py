@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..extras import require
 from .floors import COUNTS, Floors, below
 from .harness import EvalResult
 
@@ -129,8 +130,7 @@ def _pct(x: float | None) -> str:
 
 def chart(result: EvalResult, path: Path) -> None:
     """Grouped bars: each retrieval metric before and after the Editor, and the graph metrics."""
-    import matplotlib
-
+    matplotlib = require("matplotlib", "eval", "The evaluation report's chart")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
