@@ -1,7 +1,9 @@
-"""README.md and docs/*.md figures agree with the results files they name (benchmarks/check_readme.py)."""
+"""README.md and docs/*.md figures agree with the results files they name (benchmarks/check_readme.py);
+the README opens with its two commands, and every relative link of the documentation resolves."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from benchmarks import check_readme
@@ -50,3 +52,26 @@ def test_targets_size_labels_and_unsourced_lines_are_not_figures(tmp_path: Path)
     text = "at 100k, p95 ≤ 10 ms against a target, top-10\n66 / 132 ms with no file\n"
     assert check_readme.check_text(text, results=_results(tmp_path)) == []
     assert check_readme.table_figures("| SQLite 100k | ≤ 30 s: met | p95 9.0 |") == ["9.0"]
+
+
+def test_the_readme_opens_with_the_two_commands() -> None:
+    readme = (check_readme.ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert [line.split("#")[0].strip() for line in block] == ["make demo", "make test"]
+    assert readme.index("make demo") < 200  # first thing after the title
+
+
+def test_every_relative_link_of_the_documentation_resolves() -> None:
+    root = check_readme.ROOT
+    pages = [root / "README.md", root / "CONTRIBUTING.md", root / "CHANGELOG.md",
+             *sorted((root / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        if not page.exists():
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:|#", target):
+                continue
+            if not (page.parent / target.split("#")[0]).exists():
+                broken.append(f"{page.relative_to(root)}: {target}")
+    assert broken == []
