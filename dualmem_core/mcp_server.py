@@ -21,8 +21,19 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .errors import DualmemError, InvalidInput
-from .service import MemoryService, parse_time
-from .service.compact import ForgetOut, HistoryOut, RecallOut, RememberOut
+from .service import MAX_HITS, MemoryService, parse_time
+from .service.compact import (
+    AgentId,
+    AsOf,
+    ForgetOut,
+    HistoryOut,
+    KnownAt,
+    RecallOut,
+    RememberOut,
+    SaidAt,
+    SessionId,
+    UserId,
+)
 from .writer.writer import Writer
 
 __all__ = ["build_server", "is_loopback", "main", "parse_time", "run_server"]
@@ -34,25 +45,6 @@ dualmem is the user's long-term memory. Call `recall` before answering anything 
 the user's past, and `remember` after each user turn that states a durable fact or preference. \
 Always pass the same user_id for the same person. Hits marked current=false are superseded or \
 ended: say so instead of presenting them as today's truth, and cite their sources."""
-
-# -- inputs -------------------------------------------------------------------------------------
-
-UserId = Annotated[str, Field(
-    min_length=1, max_length=512,
-    description="Stable id of the person the memory is about: the same in every conversation "
-                "(e.g. the host's account id), never a per-conversation id.")]
-SessionId = Annotated[str | None, Field(
-    description="Id of the current conversation, to group and later filter what was said in it.")]
-AgentId = Annotated[str | None, Field(
-    description="Id of the agent writing or reading, if several share a store.")]
-_ISO = ("An ISO 8601 date or date-time, e.g. 2026-02-01 or 2026-02-01T18:00:00+01:00 "
-        "(without a timezone: UTC).")
-SaidAt = Annotated[str | None, Field(description=f"When it was said; default now. {_ISO}")]
-AsOf = Annotated[str | None, Field(
-    description=f"Valid time: only what held in the world at that moment, for questions about the past. "
-                f"{_ISO}")]
-KnownAt = Annotated[str | None, Field(
-    description=f"Belief time: only what memory believed at that moment. {_ISO}")]
 
 T = TypeVar("T")
 
@@ -152,7 +144,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
     def recall(
         user_id: UserId,
         query: Annotated[str, Field(min_length=1, description="What to look for, in plain words.")],
-        k: Annotated[int, Field(ge=1, le=100, description="How many memories to return.")] = 5,
+        k: Annotated[int, Field(ge=1, le=MAX_HITS, description="How many memories to return.")] = 5,
         as_of: AsOf = None,
         known_at: KnownAt = None,
         session_id: Annotated[str | None, Field(

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
 
-from ..service import MemoryService
+from ..service import MAX_HITS, MemoryService
 from ..service.models import (
     MEMORY_ID,
     RUN_ID,
@@ -32,7 +32,7 @@ from ..service.models import (
     ValidationErrorOut,
 )
 
-MAX_K = 100
+MAX_K = MAX_HITS
 
 
 async def _services(request: Request) -> MemoryService:

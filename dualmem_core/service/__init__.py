@@ -8,8 +8,8 @@
 """
 
 from .errors import STATUS_OF_ERROR, MissingExtra, no_memory, redact, status_of
-from .service import MemoryService
+from .service import MAX_HITS, MemoryService
 from .times import as_utc, parse_time, read_time
 
-__all__ = ["STATUS_OF_ERROR", "MemoryService", "MissingExtra", "as_utc", "no_memory", "parse_time",
-           "read_time", "redact", "status_of"]
+__all__ = ["MAX_HITS", "STATUS_OF_ERROR", "MemoryService", "MissingExtra", "as_utc", "no_memory",
+           "parse_time", "read_time", "redact", "status_of"]

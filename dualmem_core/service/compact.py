@@ -1,5 +1,6 @@
-"""The compact response models the MCP tools return to an agent: times as ISO strings (null for an
-open or unknown end), scores rounded, the ids an agent cites, and nothing it does not need.
+"""The MCP tools' models: their parameters (described for an agent), and the compact responses they
+return: times as ISO strings (null for an open or unknown end), scores rounded, the ids an agent
+cites, and nothing it does not need.
 
 The class names are part of the tools' output schemas (their titles and ``$defs``), so they match
 the full shapes' names in ``models.py`` without being the same classes.
@@ -8,6 +9,7 @@ the full shapes' names in ``models.py`` without being the same classes.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
@@ -15,6 +17,27 @@ from ..store.forgetting import ForgetReceipt
 from ..timeutil import EARLIEST, is_open
 from ..writer.results import History, Hit, RememberResult
 
+# -- the tools' parameters -----------------------------------------------------------------------
+
+UserId = Annotated[str, Field(
+    min_length=1, max_length=512,
+    description="Stable id of the person the memory is about: the same in every conversation "
+                "(e.g. the host's account id), never a per-conversation id.")]
+SessionId = Annotated[str | None, Field(
+    description="Id of the current conversation, to group and later filter what was said in it.")]
+AgentId = Annotated[str | None, Field(
+    description="Id of the agent writing or reading, if several share a store.")]
+_ISO = ("An ISO 8601 date or date-time, e.g. 2026-02-01 or 2026-02-01T18:00:00+01:00 "
+        "(without a timezone: UTC).")
+SaidAt = Annotated[str | None, Field(description=f"When it was said; default now. {_ISO}")]
+AsOf = Annotated[str | None, Field(
+    description=f"Valid time: only what held in the world at that moment, for questions about the past. "
+                f"{_ISO}")]
+KnownAt = Annotated[str | None, Field(
+    description=f"Belief time: only what memory believed at that moment. {_ISO}")]
+
+
+# -- the tools' results -------------------------------------------------------------------------
 
 def iso_or_none(value: datetime) -> str | None:
     """A JSON time, or None for an open or unknown interval end."""

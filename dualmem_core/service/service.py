@@ -22,6 +22,8 @@ from ..errors import InvalidInput, NotFound, StoreUnavailable
 from ..store.validate import check_user_id
 from .errors import no_memory
 
+MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI allows the store's MAX_K)
+
 if TYPE_CHECKING:
     from ..app import Services
     from ..editor import Editor, EditorRun
