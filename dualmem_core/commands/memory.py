@@ -99,8 +99,10 @@ def forget(args: argparse.Namespace) -> int:
         if args.memory_id:  # as REST's 404: an id that names nothing is an error
             receipt = memory.forget_memory(user_id=args.user, memory_id=args.memory_id,
                                            missing="nothing was deleted (take ids from recall or remember)")
+        elif args.everything:
+            receipt = memory.forget_user(args.user)
         else:
-            receipt = memory.forget(user_id=args.user, source_ids=args.source_id, everything=args.everything)
+            receipt = memory.forget(user_id=args.user, source_ids=args.source_id)
     if args.json:
         print_json(receipt)
         return 0

@@ -10,6 +10,25 @@ user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer 
 ``StoreUnavailable``.
 
 Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
+
+Each operation as the frontends name it today (they keep their public names; see the issue "Safe
+to plug into an agent" for making them the same):
+
+  service        REST (under /v1/users/{user_id})          MCP tool    CLI
+  remember       POST /memories                            remember    remember, import
+  recall         GET /recall?q=                            recall      recall
+  history        GET /memories/{memory_id}/history         history     history
+  profile        GET /profile                              -           -
+  forget         DELETE /memories?source_id=               forget      forget --source-id
+  forget_memory  DELETE /memories/{memory_id}              (forget)    forget --memory-id
+  forget_user    DELETE /v1/users/{user_id}                (forget)    forget --everything --yes
+  edit           POST /editor/runs                         -           edit
+  runs           GET /editor/runs                          -           runs
+  rollback       POST /editor/runs/{run_id}/rollback       -           rollback
+  health         GET /healthz                              -           -
+
+(MCP's one forget tool calls ``forget`` with source_ids, memory_id or everything: a memory id that
+names nothing is an empty receipt there, where REST answers 404 and the CLI exits 1.)
 """
 
 from __future__ import annotations
