@@ -1,8 +1,9 @@
 """One place that wires a store, the configured providers, a Writer and an Editor together.
 
 Every frontend (the CLI, the MCP server, the REST API) opens its memory through
-``open_services``, so they all read configuration the same way: an explicit store URL, else
-``DUALMEM_STORE``, else the embedded default; providers from ``ProviderConfig`` (environment).
+``service.MemoryService.open``, which calls ``open_services``, so they all read configuration the
+same way: an explicit store URL, else ``DUALMEM_STORE``, else the embedded default; providers from
+``ProviderConfig`` (environment).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ import ipaddress
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -21,12 +20,23 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .app import open_services
-from .errors import DualmemError, InvalidInput, NotFound
-from .store.forgetting import ForgetReceipt
-from .timeutil import EARLIEST, is_open
-from .writer.results import Hit
+from .errors import DualmemError, InvalidInput
+from .service import MAX_HITS, MemoryService, parse_time
+from .service.compact import (
+    AgentId,
+    AsOf,
+    ForgetOut,
+    HistoryOut,
+    KnownAt,
+    RecallOut,
+    RememberOut,
+    SaidAt,
+    SessionId,
+    UserId,
+)
 from .writer.writer import Writer
+
+__all__ = ["build_server", "is_loopback", "main", "parse_time", "run_server"]
 
 log = logging.getLogger("dualmem.mcp")
 
@@ -36,114 +46,10 @@ the user's past, and `remember` after each user turn that states a durable fact 
 Always pass the same user_id for the same person. Hits marked current=false are superseded or \
 ended: say so instead of presenting them as today's truth, and cite their sources."""
 
-# -- inputs -------------------------------------------------------------------------------------
-
-UserId = Annotated[str, Field(
-    min_length=1, max_length=512,
-    description="Stable id of the person the memory is about: the same in every conversation "
-                "(e.g. the host's account id), never a per-conversation id.")]
-SessionId = Annotated[str | None, Field(
-    description="Id of the current conversation, to group and later filter what was said in it.")]
-AgentId = Annotated[str | None, Field(
-    description="Id of the agent writing or reading, if several share a store.")]
-_ISO = ("An ISO 8601 date or date-time, e.g. 2026-02-01 or 2026-02-01T18:00:00+01:00 "
-        "(without a timezone: UTC).")
-SaidAt = Annotated[str | None, Field(description=f"When it was said; default now. {_ISO}")]
-AsOf = Annotated[str | None, Field(
-    description=f"Valid time: only what held in the world at that moment, for questions about the past. "
-                f"{_ISO}")]
-KnownAt = Annotated[str | None, Field(
-    description=f"Belief time: only what memory believed at that moment. {_ISO}")]
-
 T = TypeVar("T")
 
 
-def parse_time(value: str | None, name: str) -> datetime | None:
-    """An ISO 8601 date or date-time as an aware UTC datetime (a bare date is its midnight, UTC)."""
-    if value is None or not value.strip():
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise InvalidInput(
-            f"{name}={value!r} is not an ISO 8601 date or date-time; "
-            "write e.g. 2026-02-01 or 2026-02-01T18:00:00Z"
-        ) from None
-    if parsed.tzinfo is None:  # a bare date (its midnight) or a date-time without a zone
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
-
-
 # -- outputs ------------------------------------------------------------------------------------
-
-def _time(value: datetime) -> str | None:
-    """A JSON time, or None for an open or unknown interval end."""
-    return None if is_open(value) or value <= EARLIEST else value.isoformat()
-
-
-class HitOut(BaseModel):
-    memory_id: str
-    text: str
-    score: float
-    current: bool = Field(description="False for a superseded or ended memory: not today's truth.")
-    kind: str = Field(description="'observation' (what was said) or 'fact' (extracted from it).")
-    valid_from: str | None = Field(description="When it began to hold; null if unknown.")
-    valid_to: str | None = Field(description="When it stopped holding; null while it still holds.")
-    sources: list[str] = Field(description="Source ids of the messages it came from, to cite.")
-    why: dict[str, float] = Field(description="The score's parts: why it ranked.")
-
-
-class RecallOut(BaseModel):
-    hits: list[HitOut]
-
-
-class FactOut(BaseModel):
-    text: str
-    valid_from: str | None
-    valid_to: str | None
-
-
-class RememberOut(BaseModel):
-    episode_ids: list[str]
-    memory_ids: list[str] = Field(description="New memories: the message itself and the facts in it.")
-    skipped_duplicates: list[str] = Field(description="Existing memories the message repeated.")
-    already_stored: list[str] = Field(
-        default_factory=list, description="Source ids stored before with this text: nothing written.")
-    facts: list[FactOut]
-
-
-class VersionOut(BaseModel):
-    version_id: str
-    text: str
-    status: str
-    valid_from: str | None
-    valid_to: str | None
-    believed_from: str | None = Field(description="When memory started to believe this version.")
-    believed_to: str | None = Field(description="When memory stopped believing it; null if it still does.")
-
-
-class HistoryOut(BaseModel):
-    memory_id: str
-    versions: list[VersionOut]
-    superseded_by: list[str]
-    supersedes: list[str]
-    sources: list[str]
-
-
-class ForgetOut(BaseModel):
-    deleted_episode_ids: list[str]
-    deleted_memory_ids: list[str]
-    deleted_entity_ids: list[str]
-    kept_memory_ids: list[str] = Field(
-        description="Memories that lost this provenance but had other sources, so they stay.")
-    deleted_counts: dict[str, int]
-
-
-def _hit(hit: Hit) -> HitOut:
-    return HitOut(memory_id=hit.memory_id, text=hit.text, score=round(hit.score, 4), current=hit.current,
-                  kind=hit.kind, valid_from=_time(hit.valid_from), valid_to=_time(hit.valid_to),
-                  sources=hit.sources, why={k: round(v, 4) for k, v in hit.why.items()})
-
 
 def _render_recall(out: RecallOut) -> str:
     if not out.hits:
@@ -185,8 +91,10 @@ def _guarded(call: Callable[[], T]) -> T:
 
 # -- the server ---------------------------------------------------------------------------------
 
-def build_server(writer: Writer) -> MCPServer:
-    """An MCP server whose four tools call ``writer``."""
+def build_server(memory: MemoryService | Writer) -> MCPServer:
+    """An MCP server whose four tools call ``memory`` (a ``MemoryService``, or a bare Writer)."""
+    if not isinstance(memory, MemoryService):
+        memory = MemoryService(memory)
     server = MCPServer("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
@@ -213,14 +121,9 @@ def build_server(writer: Writer) -> MCPServer:
             description="Who said it; only the user's words are mined for facts.")] = "user",
     ) -> Annotated[CallToolResult, RememberOut]:
         def call() -> CallToolResult:
-            result = writer.remember(text, user_id=user_id, session_id=session_id, agent_id=agent_id,
-                                     at=parse_time(at, "at"), source_id=source_id, role=role)
-            out = RememberOut(
-                episode_ids=result.episode_ids, memory_ids=result.memory_ids,
-                skipped_duplicates=result.skipped_duplicates, already_stored=result.already_stored,
-                facts=[FactOut(text=f.text, valid_from=_time(f.valid_from) if f.valid_from else None,
-                               valid_to=_time(f.valid_to) if f.valid_to else None) for f in result.facts],
-            )
+            out = RememberOut.of(memory.remember(text, user_id=user_id, session_id=session_id,
+                                                 agent_id=agent_id, at=parse_time(at, "at"),
+                                                 source_id=source_id, role=role))
             if out.already_stored:
                 return _result(out, f"Already stored (source id {source_id}); nothing new was written.")
             facts = "; ".join(f.text for f in out.facts) or "no facts extracted"
@@ -241,7 +144,7 @@ def build_server(writer: Writer) -> MCPServer:
     def recall(
         user_id: UserId,
         query: Annotated[str, Field(min_length=1, description="What to look for, in plain words.")],
-        k: Annotated[int, Field(ge=1, le=100, description="How many memories to return.")] = 5,
+        k: Annotated[int, Field(ge=1, le=MAX_HITS, description="How many memories to return.")] = 5,
         as_of: AsOf = None,
         known_at: KnownAt = None,
         session_id: Annotated[str | None, Field(
@@ -249,10 +152,9 @@ def build_server(writer: Writer) -> MCPServer:
         agent_id: Annotated[str | None, Field(description="Only memories this agent wrote.")] = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         def call() -> CallToolResult:
-            hits = writer.recall(query, user_id=user_id, k=k, as_of=parse_time(as_of, "as_of"),
-                                 known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
-                                 session_id=session_id)
-            out = RecallOut(hits=[_hit(h) for h in hits])
+            out = RecallOut.of(memory.recall(query, user_id=user_id, k=k, as_of=parse_time(as_of, "as_of"),
+                                             known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
+                                             session_id=session_id))
             return _result(out, _render_recall(out))
         return _guarded(call)
 
@@ -270,17 +172,9 @@ def build_server(writer: Writer) -> MCPServer:
         memory_id: Annotated[str, Field(min_length=1, description="A memory_id from a recall hit.")],
     ) -> Annotated[CallToolResult, HistoryOut]:
         def call() -> CallToolResult:
-            found = writer.history(memory_id, user_id=user_id)
-            if not found.versions:  # another user's memory looks the same as none at all
-                raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; take the id from a recall hit")
-            out = HistoryOut(
-                memory_id=found.memory_id, superseded_by=found.superseded_by, supersedes=found.supersedes,
-                sources=found.sources,
-                versions=[VersionOut(version_id=v.version_id, text=v.text, status=v.status,
-                                     valid_from=_time(v.valid_from), valid_to=_time(v.valid_to),
-                                     believed_from=_time(v.tx_from), believed_to=_time(v.tx_to))
-                          for v in found.versions],
-            )
+            # no versions: another user's memory looks the same as none at all
+            out = HistoryOut.of(memory.history(memory_id, user_id=user_id,
+                                               missing="take the id from a recall hit"))
             return _result(out, _render_history(out))
         return _guarded(call)
 
@@ -304,9 +198,8 @@ def build_server(writer: Writer) -> MCPServer:
             description="Delete everything stored for this user. Only on an explicit request.")] = False,
     ) -> Annotated[CallToolResult, ForgetOut]:
         def call() -> CallToolResult:
-            receipt = writer.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
-                                    everything=everything)
-            out = _forget_out(receipt)
+            out = ForgetOut.of(memory.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
+                                             everything=everything))
             total = sum(out.deleted_counts.values())
             text = (f"Deleted {total} records: " + ", ".join(f"{n} {kind}" for kind, n in
                                                             out.deleted_counts.items() if n)
@@ -315,19 +208,6 @@ def build_server(writer: Writer) -> MCPServer:
         return _guarded(call)
 
     return server
-
-
-def _forget_out(receipt: ForgetReceipt | dict[str, int]) -> ForgetOut:
-    if isinstance(receipt, dict):  # everything: the store reports counts per kind
-        return ForgetOut(deleted_episode_ids=[], deleted_memory_ids=[], deleted_entity_ids=[],
-                         kept_memory_ids=[], deleted_counts=dict(receipt))
-    return ForgetOut(
-        deleted_episode_ids=receipt.episode_ids, deleted_memory_ids=receipt.memory_ids,
-        deleted_entity_ids=receipt.entity_ids, kept_memory_ids=receipt.kept_memory_ids,
-        deleted_counts={"episodes": len(receipt.episode_ids), "memories": len(receipt.memory_ids),
-                        "entities": len(receipt.entity_ids), "versions": receipt.versions,
-                        "edges": receipt.edges},
-    )
 
 
 # -- running ------------------------------------------------------------------------------------
@@ -370,10 +250,10 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
         raise InvalidInput(f"port must be between 1 and 65535, got {port}")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    with open_services(store_url) as services:
+    with MemoryService.open(store_url) as services:
         if services.created_note():  # shown: a mistyped URL would otherwise answer from an empty store
             log.warning("%s", services.created_note())
-        server = build_server(services.writer)
+        server = build_server(services)
         log.info("dualmem MCP server on a %s over %s", type(services.store).__name__,
                  "streamable HTTP" if http else "stdio")
         if not http:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DualmemError
+from ..service.times import read_time
 from ..timeutil import EARLIEST, is_open
 
 TIME_HELP = (
@@ -69,15 +70,15 @@ def store_options() -> argparse.ArgumentParser:
 
 @contextmanager
 def open_memory(args: argparse.Namespace, *, create: bool = False):
-    """The services (store, Writer, Editor) the command's options and settings name.
+    """The ``MemoryService`` (store, Writer, Editor) the command's options and settings name.
 
     Only the commands that store (remember, import) pass ``create``: elsewhere a mistyped
     store URL is an error naming the path, not a new, empty store."""
-    from ..app import open_services
+    from ..service import MemoryService
     from ..settings import resolve_settings
 
     settings = resolve_settings(args.store, args.embedder, args.config)
-    with open_services(settings.store_url, settings.config, create=create) as services:
+    with MemoryService.open(settings.store_url, settings.config, create=create) as services:
         if services.created_note():
             print(f"dualmem: {services.created_note()}", file=sys.stderr)
         yield services
@@ -86,10 +87,9 @@ def open_memory(args: argparse.Namespace, *, create: bool = False):
 def iso_time(text: str) -> datetime:
     """An argparse type: an ISO 8601 date or date-time, UTC when it has no offset."""
     try:
-        value = datetime.fromisoformat(text.strip())
+        return read_time(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date-time; use {TIME_HELP}") from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 def positive_int(text: str) -> int:

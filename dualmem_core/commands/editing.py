@@ -18,7 +18,7 @@ def edit(args: argparse.Namespace) -> int:
             bar.update(0 if name == STAGES[0] else 1)
 
         try:
-            run = memory.editor.run(args.user, dry_run=args.dry_run, on_stage=on_stage)
+            run = memory.edit(args.user, dry_run=args.dry_run, on_stage=on_stage)
         finally:
             bar.close()
     if args.json:
@@ -49,7 +49,7 @@ def edit(args: argparse.Namespace) -> int:
 def rollback(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         try:
-            run = memory.editor.rollback(args.run_id, user_id=args.user, cascade=args.cascade)
+            run = memory.rollback(args.run_id, user_id=args.user, cascade=args.cascade)
         except NotFound:
             whose = f"user {args.user!r}" if args.user else "any user"
             raise NotFound(f"no Editor run {args.run_id!r} for {whose} in this store; "
@@ -66,7 +66,7 @@ def rollback(args: argparse.Namespace) -> int:
 
 def runs(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        found = memory.editor.runs(args.user)
+        found = memory.runs(args.user)
     if args.json:
         print_json([_summary(r) for r in found])
         return 0

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DualmemError, InvalidInput
-from ..store.validate import check_user_id
+from ..service import MemoryService
 from ..writer.inputs import ROLES
 from .common import TIME_HELP, HelpFormatter, iso_time, open_memory, positive_int, print_json, progress
 
@@ -105,7 +105,7 @@ def _parse(raw: str, where: str, number: int) -> Line:
         if item.get(name) is not None and (not isinstance(item[name], str) or not item[name].strip()):
             raise InvalidInput(f"{where}: '{name}' must be a non-empty string, got {item[name]!r}")
     try:
-        check_user_id(user_id)
+        MemoryService.check_user(user_id)
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from None
     role = item.get("role") or "user"
@@ -182,8 +182,8 @@ def run_import(args: argparse.Namespace) -> int:
             for batch in batches(todo, args.batch_size):
                 user_id, session_id, agent_id = batch[0].key
                 try:
-                    result = memory.writer.remember([ln.message for ln in batch], user_id=user_id,
-                                                    session_id=session_id, agent_id=agent_id)
+                    result = memory.remember([ln.message for ln in batch], user_id=user_id,
+                                             session_id=session_id, agent_id=agent_id)
                 except DualmemError as exc:
                     raise DualmemError(
                         f"{path}:{batch[0].number}-{batch[-1].number}: {exc} ({report.messages} messages "

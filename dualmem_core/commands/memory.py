@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import InvalidInput, NotFound
-from ..store.validate import check_user_id
+from ..errors import InvalidInput
+from ..service import MemoryService
 from ..timeutil import EARLIEST, FAR_FUTURE
 from ..writer.inputs import ROLES
 from .common import (
@@ -29,9 +29,9 @@ def remember(args: argparse.Namespace) -> int:
     if not text.strip():
         where = " (stdin)" if args.text == "-" else ""
         raise InvalidInput(f"nothing to remember: the text{where} is empty")
-    check_user_id(args.user)  # before the store is opened: a refused call creates nothing
+    MemoryService.check_user(args.user)  # before the store is opened: a refused call creates nothing
     with open_memory(args, create=True) as memory:
-        result = memory.writer.remember(
+        result = memory.remember(
             text.strip(), user_id=args.user, session_id=args.session, agent_id=args.agent, at=args.at,
             source_id=args.source_id, speaker=args.speaker, role=args.role,
         )
@@ -54,7 +54,7 @@ def remember(args: argparse.Namespace) -> int:
 
 def recall(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        hits = memory.writer.recall(
+        hits = memory.recall(
             args.query, user_id=args.user, k=args.k, as_of=args.as_of, known_at=args.known_at,
             agent_id=args.agent, session_id=args.session,
         )
@@ -74,7 +74,7 @@ def recall(args: argparse.Namespace) -> int:
 
 def history(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
-        found = memory.writer.history(args.memory_id, user_id=args.user)
+        found = memory.history(args.memory_id, user_id=args.user)
     if args.json:
         print_json(found)
         return 0
@@ -96,11 +96,13 @@ def forget(args: argparse.Namespace) -> int:
         raise UsageError(f"--everything deletes every memory of user {args.user!r} for good; "
                          "add --yes to confirm")
     with open_memory(args) as memory:
-        receipt = memory.writer.forget(user_id=args.user, source_ids=args.source_id,
-                                       memory_id=args.memory_id, everything=args.everything)
-    if args.memory_id and not receipt.deleted_ids:  # as REST's 404: an id that names nothing is an error
-        raise NotFound(f"user {args.user!r} has no memory {args.memory_id!r}; nothing was deleted "
-                       "(take ids from recall or remember)")
+        if args.memory_id:  # as REST's 404: an id that names nothing is an error
+            receipt = memory.forget_memory(user_id=args.user, memory_id=args.memory_id,
+                                           missing="nothing was deleted (take ids from recall or remember)")
+        elif args.everything:
+            receipt = memory.forget_user(args.user)
+        else:
+            receipt = memory.forget(user_id=args.user, source_ids=args.source_id)
     if args.json:
         print_json(receipt)
         return 0

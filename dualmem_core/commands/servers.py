@@ -1,10 +1,14 @@
-"""Frontends for other programs: the MCP server agents launch, and the REST API."""
+"""Frontends for other programs: the MCP server agents launch, and the REST API.
+
+Their packages (the MCP SDK, FastAPI, uvicorn) are imported only here, when a server starts; a
+missing one is a one-line error naming the extra to install."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
+from ..service.extras import require
 from .common import HelpFormatter
 
 
@@ -19,6 +23,7 @@ def _settings(args: argparse.Namespace) -> str:
 
 
 def mcp(args: argparse.Namespace) -> int:
+    require("MCP server over HTTP" if args.http else "MCP server")
     store_url = _settings(args)
     from ..mcp_server import run_server
 
@@ -30,6 +35,7 @@ def mcp(args: argparse.Namespace) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
+    require("REST server")
     store_url = _settings(args)
     from ..rest import serve as serve_rest
 

@@ -1,4 +1,4 @@
-"""The FastAPI application: one ``Services`` for its lifetime, our errors as status codes, a body limit.
+"""The FastAPI application: one ``MemoryService`` for its lifetime, our errors as status codes, a body limit.
 
 There is no authentication: ``serve`` binds loopback unless told otherwise, and anyone who can
 reach the port can read and delete every user's memory.
@@ -11,40 +11,21 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
-from ..app import open_services
-from ..errors import (
-    ConflictError,
-    DualmemError,
-    InvalidInput,
-    NotFound,
-    ProviderConfigError,
-    ProviderError,
-    StoreUnavailable,
-    TenantViolation,
-)
+from ..errors import DualmemError
+from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
 from .docs import docs_page
 from .middleware import BodySizeLimit, InternalErrors
 from .routes import health, router
 
+__all__ = ["MAX_BODY_BYTES", "STATUS_OF_ERROR", "create_app", "serve", "status_of"]
+
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 2 * 1024 * 1024  # the store takes up to 2M characters of text; a message is far less
-
-# First match wins, so a subclass comes before its base.
-STATUS_OF_ERROR: tuple[tuple[type[DualmemError], int], ...] = (
-    (InvalidInput, 422),  # and DimensionMismatch
-    (NotFound, 404),
-    (ConflictError, 409),
-    (TenantViolation, 403),
-    (StoreUnavailable, 503),
-    (ProviderConfigError, 500),  # the server's settings are wrong, not the provider
-    (ProviderError, 502),
-)
 
 DESCRIPTION = """Long-term memory for AI agents over HTTP: the Writer's remember, recall, history,
 profile and forget, and the Editor's runs and rollbacks, each scoped to the user in the path.
@@ -57,17 +38,13 @@ validation errors, which keep FastAPI's 422 shape (`{"detail": [...]}`).
 There is no authentication: bind it to loopback, or put it behind something that authenticates."""
 
 
-def status_of(error: DualmemError) -> int:
-    return next((code for kind, code in STATUS_OF_ERROR if isinstance(error, kind)), 500)
-
-
 def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
     """The API over the store at ``store_url`` (else ``DUALMEM_STORE``, else the embedded default),
     with providers from the environment. The store opens when the app starts and closes when it stops."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        services = open_services(store_url)
+        services = MemoryService.open(store_url)
         if services.created_note():  # shown: a mistyped URL would otherwise answer from an empty store
             log.warning("%s", services.created_note())
         app.state.services = services
@@ -110,14 +87,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = Non
 
 
 def _redact(detail: str, store: object) -> str:
-    """The detail without the store URL's credentials or options (a Neo4j URL may carry a password)."""
-    url = getattr(store, "url", None)
-    if not url or url not in detail:
-        return detail
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    shown = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
-    return detail.replace(url, shown)
+    """The detail without the store URL's credentials or options (``service.redact``)."""
+    return redact(detail, store)
 
 
 def _is_loopback(host: str) -> bool:

@@ -1,4 +1,4 @@
-"""The endpoints: one per Writer or Editor operation, scoped by the user in the path.
+"""The endpoints: one per ``MemoryService`` operation, scoped by the user in the path.
 
 Endpoints are plain ``def``: FastAPI runs them in its threadpool, so blocking store calls never
 hold up the event loop.
@@ -10,9 +10,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
 
-from ..app import Services
-from ..errors import NotFound, StoreUnavailable
-from .schemas import (
+from ..service import MAX_HITS, MemoryService
+from ..service.models import (
     MEMORY_ID,
     RUN_ID,
     SAID_AT,
@@ -33,10 +32,10 @@ from .schemas import (
     ValidationErrorOut,
 )
 
-MAX_K = 100
+MAX_K = MAX_HITS
 
 
-async def _services(request: Request) -> Services:
+async def _services(request: Request) -> MemoryService:
     return request.app.state.services
 
 
@@ -44,7 +43,7 @@ def _errors(*codes: int) -> dict[int | str, dict]:
     return {code: {"model": ErrorOut | ValidationErrorOut if code == 422 else ErrorOut} for code in codes}
 
 
-ServicesDep = Annotated[Services, Depends(_services)]
+ServicesDep = Annotated[MemoryService, Depends(_services)]
 UserId = Annotated[str, Path(description="Whose memory: every operation is scoped to one user.",
                              examples=["u1"])]
 MemoryId = Annotated[str, Path(description="A memory id from remember or recall.", examples=[MEMORY_ID])]
@@ -57,7 +56,7 @@ router = APIRouter(prefix="/v1/users/{user_id}", responses=_errors(422, 500, 503
              responses=_errors(413, 502))
 def remember(user_id: UserId, body: RememberIn, services: ServicesDep) -> RememberOut:
     """Store one message or a conversation: episodes, observations and the facts found in them."""
-    result = services.writer.remember(
+    result = services.remember(
         body.messages(), user_id=user_id, session_id=body.session_id, agent_id=body.agent_id, at=body.at,
         source_id=body.source_id, role=body.role, speaker=body.speaker,
     )
@@ -82,20 +81,16 @@ def recall(
     agent_id: Annotated[str | None, Query(description="Only memories this agent heard.")] = None,
 ) -> RecallOut:
     """The k memories that best answer the query, each with its score, why, sources and validity."""
-    hits = services.writer.recall(q, user_id=user_id, k=k, as_of=as_of, known_at=known_at,
-                                  session_id=session_id, agent_id=agent_id)
+    hits = services.recall(q, user_id=user_id, k=k, as_of=as_of, known_at=known_at,
+                           session_id=session_id, agent_id=agent_id)
     return RecallOut(query=q, hits=[HitOut.of(h) for h in hits])
 
 
 @router.get("/memories/{memory_id}/history", tags=["memories"], responses=_errors(404))
 def history(user_id: UserId, memory_id: MemoryId, services: ServicesDep) -> HistoryOut:
     """Every version of a memory, oldest belief first, and what superseded it."""
-    try:
-        found = services.writer.history(memory_id, user_id=user_id)
-    except NotFound:
-        found = None
-    if found is None or not found.versions:  # another user's memory is as unknown as a made-up id
-        raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; take ids from recall or remember")
+    found = services.history(memory_id, user_id=user_id, missing="take ids from recall or remember",
+                             hide_unknown=True)  # another user's memory is as unknown as a made-up id
     return HistoryOut.of(found)
 
 
@@ -107,7 +102,7 @@ def profile(
         description="Whose profile: the user, or a person they mentioned.")] = "user",
 ) -> ProfileOut:
     """The current value of each single-valued fact (lives in, works at, ...) with its sources."""
-    entries = services.writer.profile(user_id, subject=subject)
+    entries = services.profile(user_id, subject=subject)
     return ProfileOut(user_id=user_id, subject=subject,
                       entries={p: ProfileEntryOut.of(e) for p, e in entries.items()})
 
@@ -121,22 +116,20 @@ def forget_sources(
         examples=[["msg-17"]])],
 ) -> ForgetOut:
     """Delete messages by your source ids, and every memory that came only from them."""
-    return ForgetOut.of(services.writer.forget(user_id=user_id, source_ids=source_id))
+    return ForgetOut.of(services.forget(user_id=user_id, source_ids=source_id))
 
 
 @router.delete("/memories/{memory_id}", tags=["forget"], responses=_errors(404))
 def forget_memory(user_id: UserId, memory_id: MemoryId, services: ServicesDep) -> ForgetOut:
     """Delete one memory with every version and edge (the messages it came from stay)."""
-    receipt = services.writer.forget(user_id=user_id, memory_id=memory_id)
-    if memory_id not in receipt.memory_ids:
-        raise NotFound(f"user {user_id!r} has no memory {memory_id!r}; nothing was deleted")
-    return ForgetOut.of(receipt)
+    return ForgetOut.of(services.forget_memory(user_id=user_id, memory_id=memory_id,
+                                               missing="nothing was deleted"))
 
 
 @router.delete("", tags=["forget"])
 def forget_user(user_id: UserId, services: ServicesDep) -> ForgetUserOut:
     """Delete everything stored for the user: messages, memories, entities, edges and Editor runs."""
-    return ForgetUserOut(user_id=user_id, deleted=services.writer.forget(user_id=user_id, everything=True))
+    return ForgetUserOut(user_id=user_id, deleted=services.forget_user(user_id))
 
 
 @router.post("/editor/runs", tags=["editor"], responses=_errors(409, 502))
@@ -148,13 +141,13 @@ def run_editor(
     """Run the Editor on the user's graph now, and wait for it: dedupe, supersede, resolve entities,
     mine relations, rescore. ``applied_at`` is null when nothing was published (a dry run, or
     nothing to change). A second run for the same user while one is in flight is refused (409)."""
-    return EditorRunOut.of(services.editor.run(user_id, dry_run=dry_run))
+    return EditorRunOut.of(services.edit(user_id, dry_run=dry_run))
 
 
 @router.get("/editor/runs", tags=["editor"])
 def editor_runs(user_id: UserId, services: ServicesDep) -> EditorRunsOut:
     """Every published Editor run and rollback of the user, oldest first."""
-    return EditorRunsOut(runs=[EditorRunOut.of(r) for r in services.editor.runs(user_id)])
+    return EditorRunsOut(runs=[EditorRunOut.of(r) for r in services.runs(user_id)])
 
 
 @router.post("/editor/runs/{run_id}/rollback", tags=["editor"], responses=_errors(404, 409))
@@ -168,7 +161,7 @@ def rollback(
     """Undo one Editor run exactly, keeping everything written since. Rolling back twice returns the
     first rollback; rolling back a rollback is refused (422); a later overlapping run refuses (409)
     unless ``cascade``."""
-    return EditorRunOut.of(services.editor.rollback(run_id, user_id=user_id, cascade=cascade))
+    return EditorRunOut.of(services.rollback(run_id, user_id=user_id, cascade=cascade))
 
 
 health = APIRouter(tags=["health"])
@@ -177,8 +170,4 @@ health = APIRouter(tags=["health"])
 @health.get("/healthz", responses=_errors(503))
 def healthz(services: ServicesDep) -> HealthOut:
     """Whether the store answers a query."""
-    try:
-        services.store.counts("__healthz__")
-    except Exception as exc:
-        raise StoreUnavailable(f"the store did not answer a health check ({type(exc).__name__})") from exc
-    return HealthOut(status="ok", backend=services.store.url.split(":", 1)[0])
+    return HealthOut(status="ok", backend=services.health())

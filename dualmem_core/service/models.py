@@ -1,4 +1,6 @@
-"""The JSON shapes of the HTTP API, and their conversion from the Writer's and Editor's dataclasses.
+"""The request and response models of the frontends, and their conversion from the Writer's and
+Editor's dataclasses: the full shapes (the REST API's JSON, and its OpenAPI description).
+``compact.py`` holds the shorter shapes the MCP tools return.
 
 Open interval ends (the store's 9999-12-31 sentinel) and unknown starts are ``null`` here, so a
 client never has to know the sentinel. Times in are ISO 8601 dates or date-times, read as UTC when
@@ -7,7 +9,7 @@ they have no offset, as in the CLI and the MCP server.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -17,6 +19,7 @@ from ..store.forgetting import ForgetReceipt
 from ..timeutil import EARLIEST, is_open
 from ..writer.facts import Fact
 from ..writer.results import History, Hit, ProfileEntry, RememberResult, VersionView
+from .times import as_utc
 
 Role = Literal["user", "assistant", "system", "tool"]
 MEMORY_ID = "mem_01a2280ecf8b643de7979aadb3942025"
@@ -24,12 +27,8 @@ RUN_ID = "run-20260302T180000-4a4ba77a"
 SAID_AT = "2026-03-02T18:00:00Z"
 
 
-def _as_utc(moment: datetime) -> datetime:
-    return (moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment).astimezone(UTC)
-
-
 # An ISO 8601 date (its midnight) or date-time; UTC when it has no offset.
-Time = Annotated[datetime, AfterValidator(_as_utc)]
+Time = Annotated[datetime, AfterValidator(as_utc)]
 
 
 def _end(moment: datetime) -> datetime | None:

@@ -1,0 +1,179 @@
+"""``MemoryService``: the one object the CLI, the MCP server and the REST API call.
+
+It holds the Writer, the Editor and their store, and offers the operations by one name each:
+``remember``, ``recall``, ``history``, ``profile``, ``forget`` (with ``forget_memory`` and
+``forget_user``), ``edit``, ``runs``, ``rollback`` and ``health``. It takes and returns the
+library's own values (datetimes, the Writer's and Editor's dataclasses); each frontend parses its
+requests into them and shapes the results (``models.py``, ``compact.py``, the CLI's tables).
+The checks every frontend makes the same way live here too: a memory id that names nothing of the
+user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer a health check is
+``StoreUnavailable``.
+
+Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
+
+Each operation as the frontends name it today (they keep their public names; see the issue "Safe
+to plug into an agent" for making them the same):
+
+  service        REST (under /v1/users/{user_id})          MCP tool    CLI
+  remember       POST /memories                            remember    remember, import
+  recall         GET /recall?q=                            recall      recall
+  history        GET /memories/{memory_id}/history         history     history
+  profile        GET /profile                              -           -
+  forget         DELETE /memories?source_id=               forget      forget --source-id
+  forget_memory  DELETE /memories/{memory_id}              (forget)    forget --memory-id
+  forget_user    DELETE /v1/users/{user_id}                (forget)    forget --everything --yes
+  edit           POST /editor/runs                         -           edit
+  runs           GET /editor/runs                          -           runs
+  rollback       POST /editor/runs/{run_id}/rollback       -           rollback
+  health         GET /healthz                              -           -
+
+(MCP's one forget tool calls ``forget`` with source_ids, memory_id or everything: a memory id that
+names nothing is an empty receipt there, where REST answers 404 and the CLI exits 1.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInput, NotFound, StoreUnavailable
+from ..store.validate import check_user_id
+from .errors import no_memory
+
+MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI allows the store's MAX_K)
+
+if TYPE_CHECKING:
+    from ..app import Services
+    from ..editor import Editor, EditorRun
+    from ..providers.config import ProviderConfig
+    from ..store import Store
+    from ..store.forgetting import ForgetReceipt
+    from ..writer.results import History, Hit, ProfileEntry, RememberResult
+    from ..writer.writer import Writer
+
+
+class MemoryService:
+    """The memory operations over one Writer (and Editor), as every frontend offers them."""
+
+    def __init__(self, writer: Writer, editor: Editor | None = None, *, services: Services | None = None):
+        self.writer = writer
+        self.editor = editor
+        self._services = services
+
+    @classmethod
+    def open(cls, store_url: str | None = None, config: ProviderConfig | None = None, *,
+             create: bool = True) -> MemoryService:
+        """The service over ``open_services(store_url, config, create=create)``; close it when done."""
+        from ..app import open_services
+
+        services = open_services(store_url, config, create=create)
+        return cls(services.writer, services.editor, services=services)
+
+    @property
+    def store(self) -> Store:
+        return self.writer.store
+
+    def created_note(self) -> str | None:
+        """'created a new store at ...' when opening made the store, for a frontend to show once."""
+        return self._services.created_note() if self._services is not None else None
+
+    def close(self) -> None:
+        if self._services is not None:
+            self._services.close()
+
+    def __enter__(self) -> MemoryService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the Writer ---------------------------------------------------------------------------
+
+    @staticmethod
+    def check_user(user_id: object) -> str:
+        """The user id rule, for a frontend to apply before it opens anything."""
+        return check_user_id(user_id)
+
+    def remember(self, content: str | Sequence[dict], *, user_id: str, session_id: str | None = None,
+                 agent_id: str | None = None, at: datetime | None = None, source_id: str | None = None,
+                 role: str | None = None, speaker: str | None = None) -> RememberResult:
+        """Store one message (a string) or a list of messages for ``user_id``."""
+        return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
+                                    at=at, source_id=source_id, speaker=speaker, role=role)
+
+    def recall(self, query: str, *, user_id: str, k: int = 5, as_of: datetime | None = None,
+               known_at: datetime | None = None, session_id: str | None = None,
+               agent_id: str | None = None) -> list[Hit]:
+        """The ``k`` memories that best answer ``query``, as of a valid time and a belief time."""
+        return self.writer.recall(query, user_id=user_id, k=k, as_of=as_of, known_at=known_at,
+                                  agent_id=agent_id, session_id=session_id)
+
+    def history(self, memory_id: str, *, user_id: str | None = None, missing: str | None = None,
+                hide_unknown: bool = False) -> History:
+        """Every version of a memory, oldest belief first.
+
+        With ``missing``, a history without versions is ``no_memory(user_id, memory_id, missing)``;
+        with ``hide_unknown`` too, so is the Writer's own ``NotFound`` (an unknown id, another
+        user's memory), whose message would otherwise pass through."""
+        try:
+            found = self.writer.history(memory_id, user_id=user_id)
+        except NotFound:
+            if not hide_unknown or missing is None or user_id is None:
+                raise
+            found = None
+        if missing is not None and user_id is not None and (found is None or not found.versions):
+            raise no_memory(user_id, memory_id, missing)
+        return found
+
+    def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
+        """The current value of each single-valued fact about ``subject``, by predicate."""
+        return self.writer.profile(user_id, subject=subject)
+
+    def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None, memory_id: str | None = None,
+               everything: bool = False) -> ForgetReceipt | dict[str, int]:
+        """Delete for real, by source ids, one memory, or everything of the user; a receipt (for
+        ``everything``, the counts per kind of record). Nothing matched is an empty receipt."""
+        return self.writer.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
+                                  everything=everything)
+
+    def forget_memory(self, *, user_id: str, memory_id: str, missing: str) -> ForgetReceipt:
+        """Delete one memory; ``no_memory(user_id, memory_id, missing)`` when it named nothing."""
+        receipt = self.writer.forget(user_id=user_id, memory_id=memory_id)
+        if memory_id not in receipt.memory_ids:
+            raise no_memory(user_id, memory_id, missing)
+        return receipt
+
+    def forget_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything stored for the user; how many records of each kind went."""
+        return self.writer.forget(user_id=user_id, everything=True)
+
+    # -- the Editor ---------------------------------------------------------------------------
+
+    def _editor(self) -> Editor:
+        if self.editor is None:
+            raise InvalidInput("this memory service was opened without an Editor")
+        return self.editor
+
+    def edit(self, user_id: str, *, dry_run: bool = False,
+             on_stage: Callable[[str], None] | None = None) -> EditorRun:
+        """Run the Editor on the user's graph now, and wait for it."""
+        return self._editor().run(user_id, dry_run=dry_run, on_stage=on_stage)
+
+    def runs(self, user_id: str) -> list[EditorRun]:
+        """Every published Editor run and rollback of the user, oldest first."""
+        return self._editor().runs(user_id)
+
+    def rollback(self, run_id: str, *, user_id: str | None = None, cascade: bool = False) -> EditorRun:
+        """Undo one Editor run exactly, keeping everything written since."""
+        return self._editor().rollback(run_id, user_id=user_id, cascade=cascade)
+
+    # -- the store ----------------------------------------------------------------------------
+
+    def health(self) -> str:
+        """The store's backend (``sqlite``, ``bolt``, ...) if it answers a query, else StoreUnavailable."""
+        try:
+            self.store.counts("__healthz__")
+        except Exception as exc:
+            raise StoreUnavailable(f"the store did not answer a health check ({type(exc).__name__})") from exc
+        return self.store.url.split(":", 1)[0]
