@@ -9,6 +9,7 @@ use and a missing package gets a message with the command that fixes it.
 from __future__ import annotations
 
 import importlib
+from importlib.util import find_spec
 from types import ModuleType
 
 from .errors import MissingExtra
@@ -23,3 +24,19 @@ def require(module: str, extra: str, purpose: str) -> ModuleType:
             f"{purpose} needs the '{extra}' extra, which is not installed "
             f"({exc.name or module} is missing): pip install 'dualmem[{extra}]'"
         ) from exc
+
+
+# What each server needs beyond the core, checked before its module (which imports them) loads.
+SERVERS: dict[str, tuple[str, ...]] = {
+    "REST server": ("fastapi", "uvicorn"),
+    "MCP server": ("mcp",),
+    "MCP server over HTTP": ("mcp", "uvicorn"),
+}
+
+
+def require_server(server: str) -> None:
+    """Raise MissingExtra when a package ``server`` needs is not installed (the [server] extra)."""
+    missing = [name for name in SERVERS[server] if find_spec(name) is None]
+    if missing:
+        raise MissingExtra(f"the {server} needs the [server] extra: pip install 'dualmem[server]' "
+                           f"(missing: {', '.join(missing)})")

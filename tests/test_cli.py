@@ -403,29 +403,10 @@ def test_installed_entry_point_shows_help():
     (["mcp"], "the MCP server needs the [server] extra: pip install 'dualmem[server]' (missing: mcp)"),
 ])
 def test_a_missing_server_package_names_the_extra(capsys, store, monkeypatch, argv, missing):
-    from dualmem_core.service import extras
+    from dualmem_core import extras
 
     absent = {"fastapi", "mcp"}
     real = extras.find_spec
     monkeypatch.setattr(extras, "find_spec", lambda name: None if name in absent else real(name))
     code, _, err = run(capsys, *argv, *store)
     assert code == 1 and one_line_error(err) == f"dualmem: error: {missing}"
-
-
-def test_the_core_and_the_cli_import_no_frontend_package(tmp_path):
-    """The Writer on the embedded store, and the CLI's module, load no server or pipeline package:
-    the servers' packages are imported only when a server starts."""
-    script = (
-        "import sys, dualmem_core, dualmem_core.cli, dualmem_core.service\n"
-        f"store = dualmem_core.open_store('sqlite:///{tmp_path}/m.db', dimension=256)\n"
-        "writer = dualmem_core.Writer(store)\n"
-        "writer.remember('I live in Oslo.', user_id='u1')\n"
-        "assert writer.recall('Oslo', user_id='u1')\n"
-        "heavy = ('fastapi', 'uvicorn', 'mcp', 'dagster', 'matplotlib', 'pandas', 'starlette')\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n"
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DUALMEM_")}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"

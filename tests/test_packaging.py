@@ -2,8 +2,9 @@
 
 The core's dependencies are the `[project] dependencies` of pyproject.toml; the frontends, Neo4j,
 Dagster and the evaluation report are extras. This runs the core's whole loop (remember, recall,
-an Editor run) in a fresh interpreter and checks that no extra's package was imported,
-so a core install without extras cannot fail on a missing import.
+an Editor run) and loads the CLI and the frontends' shared layer in a fresh interpreter, then
+checks that no extra's package was imported: a core install without extras cannot fail on a
+missing import.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ EXTRAS_MODULES = {"neo4j", "dagster", "dagster_webserver", "pandas", "matplotlib
 CORE_LOOP = """
 import json, sys, tempfile
 from dualmem_core import Editor, Writer, open_store
+import dualmem_core.cli, dualmem_core.service  # the CLI and the frontends' shared layer load no server
 store = open_store("sqlite:///" + tempfile.mkdtemp() + "/core.db")
 writer = Writer(store)
 writer.remember([{"role": "user", "content": "I moved to Lisbon last spring"},

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..service.extras import require
+from ..extras import require_server
 from .common import HelpFormatter
 
 
@@ -23,7 +23,7 @@ def _settings(args: argparse.Namespace) -> str:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    require("MCP server over HTTP" if args.http else "MCP server")
+    require_server("MCP server over HTTP" if args.http else "MCP server")
     store_url = _settings(args)
     from ..mcp_server import run_server
 
@@ -35,7 +35,7 @@ def mcp(args: argparse.Namespace) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
-    require("REST server")
+    require_server("REST server")
     store_url = _settings(args)
     from ..rest import serve as serve_rest
 

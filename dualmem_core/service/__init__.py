@@ -7,9 +7,9 @@
   redaction, the shared "no such memory"); ``extras.py``: the message for a missing optional package.
 """
 
-from .errors import STATUS_OF_ERROR, MissingExtra, no_memory, redact, status_of
+from .errors import STATUS_OF_ERROR, no_memory, redact, status_of
 from .service import MAX_HITS, MemoryService
 from .times import as_utc, parse_time, read_time
 
-__all__ = ["MAX_HITS", "STATUS_OF_ERROR", "MemoryService", "MissingExtra", "as_utc", "no_memory",
+__all__ = ["MAX_HITS", "STATUS_OF_ERROR", "MemoryService", "as_utc", "no_memory",
            "parse_time", "read_time", "redact", "status_of"]

@@ -29,10 +29,6 @@ STATUS_OF_ERROR: tuple[tuple[type[DualmemError], int], ...] = (
 )
 
 
-class MissingExtra(DualmemError):
-    """A frontend needs a package that is not installed; the message names the extra to install."""
-
-
 def status_of(error: DualmemError) -> int:
     """The HTTP status of one of our errors (500 for a type not in ``STATUS_OF_ERROR``)."""
     return next((code for kind, code in STATUS_OF_ERROR if isinstance(error, kind)), 500)
