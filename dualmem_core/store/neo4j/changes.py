@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import asdict
 from datetime import datetime
 
 import neo4j
 
-from ...timeutil import FAR_FUTURE, utcnow
+from ...timeutil import FAR_FUTURE
 from .. import changes as ch
-from ..forgetting import absent_ids, redact_run
 from ..planning import (
     Ref,
     TargetState,
-    change_refs,
-    plan_changes,
 )
 from . import rows as R
 from .queries import (
@@ -29,34 +25,29 @@ from .vectors import BUMP_CLOCK, NEW_EPOCH
 class Changes:
     """Guarded change sets (a mixin of ``Neo4jStore``)."""
 
-    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
-        now = utcnow()
+    def _run_applied_at(self, tx: neo4j.ManagedTransaction, changes: ch.ChangeSet) -> datetime | None:
         key = _run_key(changes.user_id, changes.run_id)
+        done = tx.run("MATCH (r:EditorRun {key: $key}) RETURN r.applied_at AS at", key=key).single()
+        return None if done is None else R.native(done["at"])
 
-        def work(tx: neo4j.ManagedTransaction) -> ch.ChangeReceipt:
-            receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
-            done = tx.run("MATCH (r:EditorRun {key: $key}) RETURN r.applied_at AS at", key=key).single()
-            if done is not None:
-                receipt.already_applied, receipt.applied_at = True, R.native(done["at"])
-                return receipt
-            refs = change_refs(changes)
-            state = self._read_state(tx, refs, lock=True)
-            plan = plan_changes(changes, state, now, on_conflict)
-            removes = any(isinstance(op, ch.RemoveCreated) and op.kind in ("version", "memory")
-                          for op in plan.operations)
-            seq = tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
-                         user=changes.user_id).single()["seq"]
-            self._apply_plan(tx, changes.user_id, plan.operations, state, now, seq)
-            journal, skipped, meta = redact_run(plan.journal, [asdict(s) for s in plan.skipped],
-                                                changes.meta, absent_ids(refs, state, plan.journal))
-            tx.run("CREATE (r:EditorRun) SET r = $props", props={
-                "key": key, "run_id": changes.run_id, "user_id": changes.user_id, "applied_at": now,
-                "journal": json.dumps(journal), "skipped": json.dumps(skipped),
-                "meta": json.dumps(meta)}).consume()
-            receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
-            return receipt
+    def _change_state(self, tx: neo4j.ManagedTransaction, refs: set[Ref]) -> dict[Ref, TargetState]:
+        return self._read_state(tx, refs, lock=True)
 
-        return self._run(work)
+    def _apply_operations(self, tx: neo4j.ManagedTransaction, user_id: str, ops: list[ch.Operation],
+                          state: dict[Ref, TargetState], now: datetime) -> None:
+        removes = any(isinstance(op, ch.RemoveCreated) and op.kind in ("version", "memory")
+                      for op in ops)
+        seq = tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
+                     user=user_id).single()["seq"]
+        self._apply_plan(tx, user_id, ops, state, now, seq)
+
+    def _record_run(self, tx: neo4j.ManagedTransaction, changes: ch.ChangeSet, now: datetime,
+                    record: tuple) -> None:
+        journal, skipped, meta = record
+        tx.run("CREATE (r:EditorRun) SET r = $props", props={
+            "key": _run_key(changes.user_id, changes.run_id), "run_id": changes.run_id,
+            "user_id": changes.user_id, "applied_at": now, "journal": json.dumps(journal),
+            "skipped": json.dumps(skipped), "meta": json.dumps(meta)}).consume()
 
     def _apply_plan(self, tx: neo4j.ManagedTransaction, user_id: str, ops: list[ch.Operation],
                     state: dict[Ref, TargetState], now: datetime, seq: int) -> None:

@@ -100,6 +100,9 @@ class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
                 return call(work, *args)
         raise AssertionError("unreachable")  # _errors() re-raises
 
+    def _in_write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        return self._run(work)
+
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Reads in this block share one read transaction: one round trip each. Access counts

@@ -1,46 +1,42 @@
-"""The embedded store's Editor change sets: planned against the rows' state, applied in one transaction."""
+"""The embedded store's steps of an Editor change set (``Store._apply_changes`` in ``base.py``
+runs them in order): the run's record, the rows' state, the operations."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict
+from datetime import datetime
 
-from ...timeutil import from_micros, to_micros, utcnow
+from ...timeutil import from_micros, to_micros
 from .. import changes as ch
-from ..forgetting import absent_ids, redact_run
-from ..planning import (
-    change_refs,
-    plan_changes,
-)
+from ..planning import Ref, TargetState
 from .vectors import FAR
 
 
 class Changes:
     """Guarded change sets (a mixin of ``SQLiteStore``)."""
 
-    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
-        now = utcnow()
-        receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
-        with self._tx() as conn:
-            done = conn.execute("SELECT applied_at FROM runs WHERE user_id = ? AND run_id = ?",
-                                (changes.user_id, changes.run_id)).fetchone()
-            if done is not None:
-                receipt.already_applied, receipt.applied_at = True, from_micros(done[0])
-                return receipt
-            refs = change_refs(changes)
-            state = self._read_state(conn, refs)
-            plan = plan_changes(changes, state, now, on_conflict)
-            for op in plan.operations:
-                self._apply_op(conn, op, to_micros(now))
-            record = redact_run(plan.journal, [asdict(s) for s in plan.skipped], changes.meta,
-                                absent_ids(refs, state, plan.journal))
-            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", (
-                changes.user_id, changes.run_id, to_micros(now), *(json.dumps(r) for r in record)))
-            self._bump(conn, changes.user_id)
-        self._drop_cache(changes.user_id)
-        receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
-        return receipt
+    def _run_applied_at(self, conn: sqlite3.Connection, changes: ch.ChangeSet) -> datetime | None:
+        done = conn.execute("SELECT applied_at FROM runs WHERE user_id = ? AND run_id = ?",
+                            (changes.user_id, changes.run_id)).fetchone()
+        return None if done is None else from_micros(done[0])
+
+    def _change_state(self, conn: sqlite3.Connection, refs: set[Ref]) -> dict[Ref, TargetState]:
+        return self._read_state(conn, refs)
+
+    def _apply_operations(self, conn: sqlite3.Connection, user_id: str, ops: list[ch.Operation],
+                          state: dict[Ref, TargetState], now: datetime) -> None:
+        for op in ops:
+            self._apply_op(conn, op, to_micros(now))
+
+    def _record_run(self, conn: sqlite3.Connection, changes: ch.ChangeSet, now: datetime,
+                    record: tuple) -> None:
+        conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", (
+            changes.user_id, changes.run_id, to_micros(now), *(json.dumps(r) for r in record)))
+        self._bump(conn, changes.user_id)
+
+    def _changed(self, user_id: str) -> None:
+        self._drop_cache(user_id)
 
     def _apply_op(self, conn: sqlite3.Connection, op: ch.Operation, now: int) -> None:
         match op:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..forgetting import ForgetReceipt, neighbour_texts, redact_run, select_forgotten
+from ..forgetting import ForgetReceipt, neighbour_texts, redact_run
 from . import lease as leases
 from .queries import (
     _BY_DST,
@@ -16,56 +16,65 @@ from .queries import (
 class Forget:
     """Forget and delete a user (a mixin of ``SQLiteStore``)."""
 
-    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
-                memory_ids: list[str]) -> ForgetReceipt:
-        with self._tx() as conn:
-            def ids_in(sql: str, *params: object) -> list[str]:
-                return [r[0] for r in conn.execute(sql, params).fetchall()]
+    def _forget_targets(self, conn: sqlite3.Connection, user_id: str, source_ids: list[str],
+                        episode_ids: list[str], memory_ids: list[str]) -> tuple[set[str], set[str]]:
+        def ids_in(sql: str, *params: object) -> list[str]:
+            return [r[0] for r in conn.execute(sql, params).fetchall()]
 
-            episodes = set(ids_in(
-                "SELECT id FROM episodes WHERE user_id = ? AND (source_id IN (SELECT value FROM "
-                "json_each(?)) OR id IN (SELECT value FROM json_each(?)))",
-                user_id, json.dumps(source_ids), json.dumps(episode_ids)))
-            explicit = set(ids_in("SELECT id FROM memories WHERE user_id = ? AND id IN "
-                                  "(SELECT value FROM json_each(?))", user_id, json.dumps(memory_ids)))
+        episodes = set(ids_in(
+            "SELECT id FROM episodes WHERE user_id = ? AND (source_id IN (SELECT value FROM "
+            "json_each(?)) OR id IN (SELECT value FROM json_each(?)))",
+            user_id, json.dumps(source_ids), json.dumps(episode_ids)))
+        explicit = set(ids_in("SELECT id FROM memories WHERE user_id = ? AND id IN "
+                              "(SELECT value FROM json_each(?))", user_id, json.dumps(memory_ids)))
+        return episodes, explicit
 
-            def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
-                column = "src_id" if side == "src" else "dst_id"
-                table = _BY_SRC if side == "src" else _BY_DST
-                return conn.execute(
-                    f"SELECT src_id, dst_id FROM {table} WHERE user_id = ? AND type = ? AND {column} "
-                    "IN (SELECT value FROM json_each(?))", (user_id, edge_type, json.dumps(list(ids)))
-                ).fetchall()
+    @staticmethod
+    def _edge_pairs(conn: sqlite3.Connection, user_id: str):
+        def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
+            column = "src_id" if side == "src" else "dst_id"
+            table = _BY_SRC if side == "src" else _BY_DST
+            return conn.execute(
+                f"SELECT src_id, dst_id FROM {table} WHERE user_id = ? AND type = ? AND {column} "
+                "IN (SELECT value FROM json_each(?))", (user_id, edge_type, json.dumps(list(ids)))
+            ).fetchall()
 
-            memories, entities, kept = select_forgotten(episodes, explicit, pairs)
-            receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
-                                    kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
-            gone = json.dumps(sorted(episodes | memories | entities))
-            said = [r[0] for r in conn.execute(
-                "SELECT text FROM episodes WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
-                (user_id, gone)).fetchall()]
-            self._unindex_neighbours(conn, user_id, said)
-            receipt.edges = conn.execute(
-                "DELETE FROM edges WHERE user_id = ? AND (src_id IN (SELECT value FROM json_each(?)) "
-                "OR dst_id IN (SELECT value FROM json_each(?)))", (user_id, gone, gone)).rowcount
-            receipt.versions = conn.execute(
-                "DELETE FROM versions WHERE user_id = ? AND memory_id IN (SELECT value FROM json_each(?))",
-                (user_id, gone)).rowcount
-            for table in ("memories", "entities", "episodes"):
-                conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND id IN "
-                             "(SELECT value FROM json_each(?))", (user_id, gone))
-            for run_id, *record in conn.execute("SELECT run_id, journal, skipped, meta FROM runs "
-                                                "WHERE user_id = ?", (user_id,)).fetchall():
-                kept = redact_run(*(json.loads(f) for f in record), receipt.deleted_ids)
-                conn.execute("UPDATE runs SET journal = ?, skipped = ?, meta = ? WHERE user_id = ? "
-                             "AND run_id = ?", (*(json.dumps(f) for f in kept), user_id, run_id))
-            # FTS5 only marks deleted rows until its segments merge; merge now so the
-            # forgotten words leave the index, then checkpoint so the WAL drops old pages.
-            conn.execute("INSERT INTO versions_fts (versions_fts) VALUES ('optimize')")
-            self._bump(conn, user_id)
+        return pairs
+
+    def _delete_forgotten(self, conn: sqlite3.Connection, receipt: ForgetReceipt) -> None:
+        user_id = receipt.user_id
+        gone = json.dumps(sorted(receipt.deleted_ids))
+        said = [r[0] for r in conn.execute(
+            "SELECT text FROM episodes WHERE user_id = ? AND id IN (SELECT value FROM json_each(?))",
+            (user_id, gone)).fetchall()]
+        self._unindex_neighbours(conn, user_id, said)
+        receipt.edges = conn.execute(
+            "DELETE FROM edges WHERE user_id = ? AND (src_id IN (SELECT value FROM json_each(?)) "
+            "OR dst_id IN (SELECT value FROM json_each(?)))", (user_id, gone, gone)).rowcount
+        receipt.versions = conn.execute(
+            "DELETE FROM versions WHERE user_id = ? AND memory_id IN (SELECT value FROM json_each(?))",
+            (user_id, gone)).rowcount
+        for table in ("memories", "entities", "episodes"):
+            conn.execute(f"DELETE FROM {table} WHERE user_id = ? AND id IN "
+                         "(SELECT value FROM json_each(?))", (user_id, gone))
+
+    @staticmethod
+    def _redact_runs(conn: sqlite3.Connection, user_id: str, deleted_ids: set[str]) -> None:
+        for run_id, *record in conn.execute("SELECT run_id, journal, skipped, meta FROM runs "
+                                            "WHERE user_id = ?", (user_id,)).fetchall():
+            kept = redact_run(*(json.loads(f) for f in record), deleted_ids)
+            conn.execute("UPDATE runs SET journal = ?, skipped = ?, meta = ? WHERE user_id = ? "
+                         "AND run_id = ?", (*(json.dumps(f) for f in kept), user_id, run_id))
+
+    def _forget_finish(self, conn: sqlite3.Connection, user_id: str) -> None:
+        # FTS5 only marks deleted rows until its segments merge; merge now so the
+        # forgotten words leave the index, then checkpoint so the WAL drops old pages.
+        conn.execute("INSERT INTO versions_fts (versions_fts) VALUES ('optimize')")
+        self._bump(conn, user_id)
+
+    def _forgotten(self, user_id: str) -> None:
         self._conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self._drop_cache(user_id)
-        return receipt
 
     @staticmethod
     def _unindex_neighbours(conn: sqlite3.Connection, user_id: str, said: list[str]) -> None:

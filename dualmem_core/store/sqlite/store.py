@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
 from ...errors import ConflictError, StoreConfigError, StoreNotFound, StoreUnavailable
-from ..base import DEFAULT_DIMENSION, Store
+from ..base import DEFAULT_DIMENSION, Store, T
 from ..lease import Lease
 from ..lru import LeastRecent
 from ..lru import cache_users as _cache_users
@@ -154,6 +154,10 @@ class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
             conn.execute("COMMIT")
         if write:
             self._checkpointer.written()
+
+    def _in_write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._tx() as conn:
+            return work(conn)
 
     def _check_schema_version(self, conn: sqlite3.Connection, schema: str) -> None:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
