@@ -17,7 +17,7 @@ from .schema import NODE_LABELS
 from .vectors import BUMP_CLOCK
 
 # Every part of an insert is an index seek whatever the statistics say, so the plan never needs
-# redoing; as a store grows, Neo4j would otherwise re-plan it (100+ ms) every time its label
+# redoing; as a store grows, Neo4j would otherwise re-plan it (slowly) every time its label
 # counts drift past the divergence threshold.
 NO_REPLAN = "CYPHER replan=skip "
 _NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}

@@ -165,7 +165,7 @@ class Reads:
         # so each stops at the limit instead of sorting every such fact; then merged. The
         # ``WITH v ORDER BY`` before the expand is what lets the planner read the index in
         # order (a PartialTop over the first rows): without it, it read every fact of the
-        # predicate and sorted them (513 rows for 10 at 10k memories, 18 ms mean at 100k).
+        # predicate and sorted them (513 rows for 10 at 10k memories).
         return self._search(
             "UNWIND $predicates AS p CALL (p) { "
             "MATCH (v:MemoryVersion) USING INDEX v:MemoryVersion(user_id, predicate, valid_from) "

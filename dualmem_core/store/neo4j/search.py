@@ -49,8 +49,8 @@ class Search:
         when the filters left it fewer than k hits.
 
         The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
-        and was most of a recall (at 10k, min of 20: 9 ms for 50, 12 for 200, 22 for 400), and
-        at 100k it beat an exact scan of the cached vectors (memory-bound, 15+ ms). When the
+        and was most of a recall, and at 100k it beat an exact scan of the cached vectors
+        (memory-bound). When the
         filters leave fewer than k (or other users' vectors crowd the fetch), current versions
         are ranked exactly from this process's vector cache, as many as it takes; as of a past
         ``known_at`` (closed versions too), by a user-scoped scan on the server."""

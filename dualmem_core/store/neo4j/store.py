@@ -107,8 +107,8 @@ class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
     def reading(self) -> Iterator[None]:
         """Reads in this block share one read transaction: one round trip each. Access counts
         recorded just before the block may not show in the memories read inside it. (Auto-commit
-        reads on one session save BEGIN and ROLLBACK, but a recall at 100k measured 2-5 ms
-        slower at the median that way, alternating both in one process.)"""
+        reads on one session save BEGIN and ROLLBACK, but a recall at 100k measured slower at
+        the median that way, alternating both in one process.)"""
         if getattr(self._pinned, "tx", None) is not None:  # nested: the outer block's
             yield
             return

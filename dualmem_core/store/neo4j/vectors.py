@@ -24,7 +24,7 @@ and scores in full only the rows whose bound reaches the threshold: the same row
 as a full scan (the bound is rounded up, so float32 rounding cannot drop a row).
 
 A batch's neighbour search scored every row for every message: at 100k rows a 40 x 100k
-product, 225 of the 533 ms of a 50-message ``remember``. From ``GROUPED_ROWS`` rows on, every
+product, a large part of a 50-message ``remember``. From ``GROUPED_ROWS`` rows on, every
 query looks only in the groups of rows nearest it (``store/clusters.py``, as the embedded store
 does), through the same bound: what it finds scores as a full scan would score it, and what it
 can miss is a neighbour in a group not searched.

@@ -20,8 +20,8 @@ through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
 every admitted row (a quarter of the bytes of the full vectors, so a quarter of the scan), and
-the best CANDIDATES of them are scored in full. A full scan of 100k x 384 float32 reads 150 MB
-(12 ms on this machine); the head pass reads 39 MB. On the writer benchmark at 100k (hashing
+the best CANDIDATES of them are scored in full. A full scan of 100k x 384 float32 reads 150 MB;
+the head pass reads 39 MB. On the writer benchmark at 100k (hashing
 embedder) the top 20 agreed with the exact scan on 98.1-98.8% of rows (``benchmarks/writer.py``
 prints the agreement it measures). Filters mask the head scores before the candidates are
 picked, so they never thin out the results.
@@ -120,8 +120,8 @@ class UserVectors(VectorIndex):
         best against the query's, scored in full (the module docstring says how close it is)."""
         assert self.basis is not None
         # On one BLAS thread (blas.py): beside another busy process on 2 cores, two threads made
-        # this scan wait for the one not running: at 100k, 7.5-12.4 ms a recall, 2.7-3.4 on one
-        # (idle, alone, 0.55 vs 1.3 ms). The same products, the same scores.
+        # this scan wait for the one not running (idle and alone, two were faster). The same
+        # products, the same scores.
         with one_thread():
             query_head = np.append(unit_query @ self.basis, np.float32(0.0))  # the rest column ignored
             rough = query_head @ self.head_t[:, : self.size]
