@@ -73,7 +73,7 @@ class Reads:
     def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
                    known_at: datetime | None, all_versions: bool) -> list[Edge]:
         if node_ids is not None and types == [EdgeType.SUPERSEDES] and known_at is None and not all_versions:
-            # Recall's read of every candidate's successors: through the kept reads (kept.py).
+            # Recall's read of every candidate's successors: through the kept reads (kept_reads.py).
             def read(conn: sqlite3.Connection, missing: list[str]) -> list[tuple[str, tuple]]:
                 rows = self._edge_rows(conn, user_id, missing, types, None, False)
                 return [(end, r) for r in rows for end in {r[3], r[4]}]  # src_id, dst_id (EDGE_COLUMNS)
@@ -129,7 +129,7 @@ class Reads:
         return kept
 
     def _kept_pairs(self, user_id: str, name: str, ids: list[str], read) -> dict[str, list]:
-        """{id: what it leads to} from the kept reads' map ``name`` (kept.py), reading what it
+        """{id: what it leads to} from the kept reads' map ``name`` (kept_reads.py), reading what it
         lacks as rows of (id, what it leads to) with ``read(conn, missing)``."""
         return self._through_kept(user_id, ids, lambda k, ids: k.unread(name, ids), read,
                                   lambda k, ids, rows: k.keep_pairs(name, ids, rows),

@@ -114,7 +114,7 @@ class Search:
                 if rid in found]
 
     def _rows_by_rid(self, user_id: str, rids: list[int]) -> dict[int, tuple[MemoryVersion, Memory]]:
-        """The version and memory of each of the user's rids, through the kept rows (kept.py)."""
+        """The version and memory of each of the user's rids, through the kept rows (kept_reads.py)."""
         if not rids:
             return {}
         rids = list(dict.fromkeys(rids))
@@ -174,7 +174,7 @@ class Search:
     def _text_ranked(self, conn: sqlite3.Connection, terms: list[str],
                      user_id: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(rids, bm25 scores) of the user's rows matching a term, from the in-process postings
-        (``text.py``), with the user's own statistics; None when a term is not one token."""
+        (``text_index.py``), with the user's own statistics; None when a term is not one token."""
         with self._lock:
             if self._tokenizer is None:
                 self._tokenizer = Tokenizer()

@@ -146,7 +146,7 @@ class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreUnavailable(f"SQLite store {self.path}: {exc}; nothing was written") from None
             raise
-        if taken:  # the kept hit rows follow the counts (kept.py); see ``_rows_by_rid``
+        if taken:  # the kept hit rows follow the counts (kept_reads.py); see ``_rows_by_rid``
             with self._lock:
                 conn.execute("COMMIT")
                 self._count_kept(taken)
