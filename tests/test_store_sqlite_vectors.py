@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dualmem_core.store import SearchFilter
-from dualmem_core.store.principal import with_rest
+from dualmem_core.store.projection import with_rest
 from dualmem_core.store.sqlite import vectors as V
 from dualmem_core.store.sqlite.vectors import FAR, UserVectors
 from dualmem_core.timeutil import from_micros

@@ -10,17 +10,18 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
+from dataclasses import asdict, replace
 from datetime import datetime
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import InvalidInput, TenantViolation
 from ..timeutil import require_aware, utcnow
 from . import changes as ch
-from .forgetting import ForgetReceipt
+from .forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
 from .lease import Lease, check_ttl
 from .models import (
     EDGE_ENDPOINTS,
@@ -37,7 +38,7 @@ from .models import (
     WriteBatch,
     normalize_text,
 )
-from .planning import validate_changes
+from .planning import Ref, TargetState, change_refs, plan_changes, validate_changes
 from .validate import (
     check_batch,
     check_filter,
@@ -48,6 +49,7 @@ from .validate import (
     check_vector,
 )
 
+T = TypeVar("T")
 DEFAULT_DIMENSION = 384  # all-MiniLM-L6-v2, the offline sentence embedder
 MAX_QUERY_TERMS = 64  # a pasted document as a query should not become a 10,000-term OR
 
@@ -319,21 +321,98 @@ class Store(ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- steps both backends take in the same order (each supplies its own statements) ------
+
+    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
+        """A change set, once: a run already recorded answers as it was; otherwise its plan,
+        made against the state of what it references, is applied and the run recorded (with
+        ids the plan found absent redacted), all in one write transaction."""
+        now = utcnow()
+
+        def work(tx: Any) -> ch.ChangeReceipt:
+            receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
+            done = self._run_applied_at(tx, changes)
+            if done is not None:
+                receipt.already_applied, receipt.applied_at = True, done
+                return receipt
+            refs = change_refs(changes)
+            state = self._change_state(tx, refs)
+            plan = plan_changes(changes, state, now, on_conflict)
+            self._apply_operations(tx, changes.user_id, plan.operations, state, now)
+            record = redact_run(plan.journal, [asdict(s) for s in plan.skipped], changes.meta,
+                                absent_ids(refs, state, plan.journal))
+            self._record_run(tx, changes, now, record)
+            receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
+            return receipt
+
+        receipt = self._in_write(work)
+        if not receipt.already_applied:
+            self._changed(changes.user_id)
+        return receipt
+
+    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
+                memory_ids: list[str]) -> ForgetReceipt:
+        """Select what goes (``forgetting.select_forgotten``), delete it, then redact the
+        forgotten ids from the user's Editor runs, in one write transaction."""
+        def work(tx: Any) -> ForgetReceipt:
+            episodes, explicit = self._forget_targets(tx, user_id, source_ids, episode_ids, memory_ids)
+            memories, entities, kept = select_forgotten(episodes, explicit, self._edge_pairs(tx, user_id))
+            receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
+                                    kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
+            self._delete_forgotten(tx, receipt)
+            self._redact_runs(tx, user_id, receipt.deleted_ids)
+            self._forget_finish(tx, user_id)
+            return receipt
+
+        receipt = self._in_write(work)
+        self._forgotten(user_id)
+        return receipt
+
+    def _changed(self, user_id: str) -> None:
+        """After a committed change set: what the store keeps in process for the user is no
+        longer current (nothing by default)."""
+        return None
+
+    def _forgotten(self, user_id: str) -> None:
+        """After a committed forget (nothing by default)."""
+        return None
+
+    def _forget_finish(self, tx: Any, user_id: str) -> None:
+        """The last statements of a forget's transaction, after the runs are redacted."""
+        return None
+
+    @abstractmethod
+    def _in_write(self, work: Callable[[Any], T]) -> T:
+        """``work(tx)`` in one write transaction, committed; its result."""
+    @abstractmethod
+    def _run_applied_at(self, tx: Any, changes: ch.ChangeSet) -> datetime | None: ...
+    @abstractmethod
+    def _change_state(self, tx: Any, refs: set[Ref]) -> dict[Ref, TargetState]: ...
+    @abstractmethod
+    def _apply_operations(self, tx: Any, user_id: str, ops: list[ch.Operation],
+                          state: dict[Ref, TargetState], now: datetime) -> None: ...
+    @abstractmethod
+    def _record_run(self, tx: Any, changes: ch.ChangeSet, now: datetime, record: tuple) -> None: ...
+    @abstractmethod
+    def _forget_targets(self, tx: Any, user_id: str, source_ids: list[str], episode_ids: list[str],
+                        memory_ids: list[str]) -> tuple[set[str], set[str]]: ...
+    @abstractmethod
+    def _edge_pairs(self, tx: Any, user_id: str) -> Callable[[str, str, set[str]], list[tuple[str, str]]]: ...
+    @abstractmethod
+    def _delete_forgotten(self, tx: Any, receipt: ForgetReceipt) -> None: ...
+    @abstractmethod
+    def _redact_runs(self, tx: Any, user_id: str, deleted_ids: set[str]) -> None: ...
+
     # -- backend primitives ---------------------------------------------------------------
 
     @abstractmethod
     def _write(self, user_id: str, batch: WriteBatch) -> None: ...
-    @abstractmethod
-    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt: ...
     @abstractmethod
     def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None: ...
     @abstractmethod
     def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None: ...
     @abstractmethod
     def _delete_user(self, user_id: str) -> dict[str, int]: ...
-    @abstractmethod
-    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
-                memory_ids: list[str]) -> ForgetReceipt: ...
     @abstractmethod
     def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]: ...
     @abstractmethod

@@ -4,11 +4,11 @@ A write's neighbour search is a loop of small products (each query against the f
 rows its groups hold). OpenBLAS splits even those over its threads, and its threads wait for
 one another: when another process holds a core (a Neo4j server merging index segments after
 the last commit, or any busy neighbour), each product waits for a thread that is not running.
-On 2 cores, a 50-message batch's search of 100k rows took 28 ms idle either way, and beside
-one busy core 78 ms (p95 137) on both threads but 27 ms on one
-(``benchmarks/results/neighbour-threads.txt``). So these loops run on one thread, and so does
-recall's scan of the head coordinates at 100k (``sqlite/vectors.py``): two threads were faster
-alone (0.55 vs 1.3 ms) but beside a busy core made recall 2-3 times slower.
+On 2 cores, a batch's search of 100k rows took as long idle on one thread as on two, and
+beside one busy core far longer on two than on one (``benchmarks/results/neighbour-threads.txt``
+has the numbers). So these loops run on one thread, and so does recall's scan of the head
+coordinates at 100k (``sqlite/vectors.py``): two threads were faster alone but beside a busy
+core made recall slower.
 
 The count is process-wide (OpenBLAS has no per-thread one): the first block in lowers it, the
 last one out restores it, so a recall running meanwhile in another thread also runs on one

@@ -12,8 +12,9 @@ as a full scan would score it; what can be missed is a neighbour in a group not 
 
 Rows written after the groups were sorted wait in a tail that every search scans in full;
 the rows are re-sorted when the tail passes an eighth of them, and the centroids are fitted
-again when the head's basis is (each store's ``vectors.py`` refits it when the rows double).
-Both stores' vector caches use it: ``sqlite/vectors.py`` and ``neo4j/vectors.py``.
+again when the head's basis is (``vector_index.py`` refits it when the rows double). Both
+stores' vector caches use it through ``vector_index.VectorIndex``; their searches
+(``sqlite/vectors.py``, ``neo4j/vectors.py``) probe it.
 """
 
 from __future__ import annotations

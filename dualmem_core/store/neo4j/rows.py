@@ -53,7 +53,7 @@ def projection(alias: str, label: str, *, vector: bool = True) -> str:
 
 def time_pair(value: datetime | None) -> list[int] | None:
     """A time as [epoch seconds, nanosecond] for a write's parameters: the driver packs each
-    DATETIME parameter in pure Python (about 0.3 ms), an integer pair costs nothing."""
+    DATETIME parameter in pure Python (slowly), an integer pair costs nothing."""
     if value is None:
         return None
     micro = (value - _EPOCH) // timedelta(microseconds=1)

@@ -24,7 +24,7 @@ and scores in full only the rows whose bound reaches the threshold: the same row
 as a full scan (the bound is rounded up, so float32 rounding cannot drop a row).
 
 A batch's neighbour search scored every row for every message: at 100k rows a 40 x 100k
-product, 225 of the 533 ms of a 50-message ``remember``. From ``GROUPED_ROWS`` rows on, every
+product, a large part of a 50-message ``remember``. From ``GROUPED_ROWS`` rows on, every
 query looks only in the groups of rows nearest it (``store/clusters.py``, as the embedded store
 does), through the same bound: what it finds scores as a full scan would score it, and what it
 can miss is a neighbour in a group not searched.
@@ -38,9 +38,9 @@ import neo4j
 import numpy as np
 
 from ..blas import one_thread
-from ..clusters import HeadGroups
 from ..lru import LeastRecent
-from ..principal import fit_basis, grow, with_rest
+from ..projection import grow, with_rest
+from ..vector_index import _SLACK, VectorIndex
 from .rows import FAR_CYPHER
 
 CLOCK_LABEL = "UserClock"
@@ -56,32 +56,30 @@ PRUNE_ROWS = 5_000  # below this many rows a full product is cheap: no bound
 BOUND_QUERIES = 3
 GROUPED_ROWS = 20_000  # from this many rows on, ``nearest`` searches the nearest groups only
 HEAD = 64  # principal coordinates per row for the bound
-_SAMPLE = 4_096  # rows the principal directions are fitted on
-_SLACK = 1e-4  # far above float32 rounding of a cosine: the bound never drops a true neighbour
 
 
-class UserVectors:
+class UserVectors(VectorIndex):
     """Unit vectors of one user's current versions, with their memory ids."""
+
+    HEAD = HEAD
 
     def __init__(self, dimension: int, epoch: str | None, seq: int):
         self.epoch, self.seq = epoch, seq
-        self.matrix = np.zeros((0, dimension), dtype=np.float32)
+        super().__init__(dimension)
         self.memory_ids: list[str | None] = []
         self.version_ids: list[str | None] = []  # None once the row's version left
         self.row_of: dict[str, int] = {}  # version id -> row
         self.live = np.zeros(0, dtype=bool)
         self.lock = threading.Lock()
-        # The bound's principal directions (dimension x HEAD), fitted once the cache reaches
-        # PRUNE_ROWS and again whenever it has doubled since; per row, its HEAD coordinates
-        # and the length of the rest (``principal.with_rest``).
-        self.basis: np.ndarray | None = None
-        self.fitted_at = 0
-        self.head = np.zeros((0, HEAD + 1), dtype=np.float32)
-        self.groups: HeadGroups | None = None  # from GROUPED_ROWS rows on, fitted on first use
 
     @property
     def rows(self) -> int:
         return len(self.row_of)
+
+    @property
+    def size(self) -> int:
+        """Rows stored, live or not."""
+        return len(self.memory_ids)
 
     def apply(self, changes: list[tuple[str, str, bool, object]]) -> None:
         """Upsert (version id, memory id, current?, vector) rows; a closed version leaves."""
@@ -96,20 +94,14 @@ class UserVectors:
             return
         start = len(self.memory_ids)
         need = start + len(added)
-        if need > self.matrix.shape[0]:
-            capacity = max(need, 2 * self.matrix.shape[0], 1024)
-            self.matrix = grow(self.matrix, capacity)
+        capacity = self._grow(need)
+        if capacity is not None:
             self.live = grow(self.live, capacity)
-            if self.basis is not None:
-                self.head = grow(self.head, capacity)
         block = np.asarray([v for _, _, v in added], dtype=np.float32)
         norms = np.linalg.norm(block, axis=1, keepdims=True)
         self.matrix[start:need] = block / np.where(norms == 0, 1, norms)
         self.live[start:need] = True
-        if self.basis is not None:
-            self.head[start:need] = with_rest(self.matrix[start:need], self.basis)
-            if self.groups is not None:
-                self.groups.assign(self.head[start:need, :HEAD])
+        self._added(start, need)
         for offset, (version_id, memory_id, _) in enumerate(added):
             self.row_of[version_id] = start + offset
             self.memory_ids.append(memory_id)
@@ -139,7 +131,7 @@ class UserVectors:
             return out
         # Per query: its bound over every row (a sixth of a full product), then full scores
         # for the few rows the bound leaves (about 2% on the benchmark's chat text).
-        bounds = with_rest(queries, self.basis) @ self.head[:size].T
+        bounds = with_rest(queries, self.basis) @ self.head_t[:, :size]
         out = []
         for query, bound in zip(queries, bounds, strict=True):
             rows = np.flatnonzero((bound >= min_score - _SLACK) & live)
@@ -151,11 +143,11 @@ class UserVectors:
         """``nearest`` over the rows of each query's nearest groups and those written since the
         groups were sorted, through the bound."""
         size = len(self.memory_ids)
-        groups = self._grouped(size)
+        groups = self._grouped()
         rested = with_rest(queries, self.basis)
         probes = groups.probes(rested[:, :HEAD])
         tail = np.arange(groups.sorted_upto, size)  # written since the last sort: searched by all
-        tail_bounds = rested @ self.head[groups.sorted_upto:size].T
+        tail_bounds = rested @ self.head_t[:, groups.sorted_upto:size]
         live = self.live[:size]
         out = []
         for query, rested_query, probed, tail_bound in zip(queries, rested, probes, tail_bounds, strict=True):
@@ -186,16 +178,6 @@ class UserVectors:
             if memory_id is not None and score > best.get(memory_id, -np.inf):
                 best[memory_id] = score
         return sorted(best.values(), reverse=True)[k - 1] if len(best) >= k else -np.inf
-
-    def _grouped(self, size: int) -> HeadGroups:
-        """The rows' groups, fitted and sorted when missing, re-sorted when their tail is long."""
-        if self.groups is None:
-            self.groups = HeadGroups(self.head[:size, :HEAD])
-            self.groups.assign(self.head[:size, :HEAD])
-            self.groups.sort(self.head[:size].T)
-        elif self.groups.stale():
-            self.groups.sort(self.head[:size].T)
-        return self.groups
 
     def ranked_versions(self, unit: np.ndarray, n: int) -> tuple[list[tuple[str, float]], bool]:
         """The n current versions closest to one unit vector, as (version id, cosine) best
@@ -231,30 +213,18 @@ class UserVectors:
         return sorted(by_memory.items(), key=lambda item: (-item[1], item[0]))[:k]
 
     def _fit_bound(self) -> bool:
-        """Whether ``nearest`` bounds before scoring; (re)fits the principal directions when due.
-        Any orthonormal basis keeps the bound true; the rows' leading directions make it tight."""
-        size = len(self.memory_ids)
-        if self.rows < PRUNE_ROWS:
-            return False
-        if self.basis is None or self.rows >= 2 * self.fitted_at:
-            live = np.flatnonzero(self.live[:size])
-            sample = self.matrix[live[np.linspace(0, live.size - 1, min(live.size, _SAMPLE)).astype(np.intp)]]
-            self.basis = fit_basis(sample, HEAD)
-            self.fitted_at = self.rows
-            self.groups = None  # fitted on the old head: fitted again when next needed
-            self.head = np.zeros((self.matrix.shape[0], HEAD + 1), dtype=np.float32)
-            for start in range(0, size, 16_384):  # in slices: bounded scratch memory
-                end = min(start + 16_384, size)
-                self.head[start:end] = with_rest(self.matrix[start:end], self.basis)
-        return True
+        """Whether ``nearest`` bounds before scoring; (re)fits the principal directions when due."""
+        return self._fit_when_due(self.rows, PRUNE_ROWS)
 
+    def _sample_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.live[: self.size])
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self.live[:len(self.memory_ids)])
         self.matrix = self.matrix[keep].copy()
         self.live = np.ones(keep.size, dtype=bool)
         if self.basis is not None:
-            self.head = self.head[keep].copy()
+            self.head_t = self.head_t[:, keep].copy()
         self.groups = None  # its row numbers are gone: grouped again when next needed
         new_row = {old: new for new, old in enumerate(keep.tolist())}
         self.memory_ids = [self.memory_ids[i] for i in keep.tolist()]

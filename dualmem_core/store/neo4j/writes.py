@@ -1,100 +1,127 @@
-"""One Cypher statement that inserts a whole batch: a round trip per write, not one per table.
-
-Each table is an ``UNWIND`` inside its own ``CALL`` subquery, in dependency order (a later one
-sees what an earlier one created); every subquery returns how many rows it wrote, so a row that
-found no endpoint makes the caller roll the transaction back.
-"""
+"""The Neo4j store's writes: a batch in one statement (``insert.py``), the vector cache kept
+current, access counts."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime
 
-from ...timeutil import FAR_FUTURE
-from ..models import EDGE_ENDPOINTS, EdgeType
+import neo4j
+
+from ...errors import ConflictError
+from ...timeutil import utcnow
+from ..models import (
+    EdgeType,
+    WriteBatch,
+)
+from ..planning import (
+    Ref,
+    TargetState,
+    batch_external_refs,
+    check_batch_refs,
+)
 from . import rows as R
+from .forget import _delete_rows
+from .insert import NO_REPLAN, insert_statement, vector_changes
+from .queries import (
+    _TABLES,
+)
 from .schema import NODE_LABELS
-from .vectors import BUMP_CLOCK
-
-# Every part of an insert is an index seek whatever the statistics say, so the plan never needs
-# redoing; as a store grows, Neo4j would otherwise re-plan it (100+ ms) every time its label
-# counts drift past the divergence threshold.
-NO_REPLAN = "CYPHER replan=skip "
-_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
-_TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
-_REF_KINDS = ("entity", "episode", "memory")  # what a write batch can point at
 
 
-Statement = tuple[str, dict, dict[str, tuple[int, str]]]
+class Writes:
+    """Write batches, access counts and imports (a mixin of ``Neo4jStore``)."""
 
+    # -- shared steps ---------------------------------------------------------------------
 
-def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_clock: bool,
-                     refs: dict[str, list[str]] | None = None) -> Statement:
-    """(query, parameters, {column: (rows expected, what)}) inserting ``tables``' records.
+    def _read_state(self, tx: neo4j.ManagedTransaction, refs: set[Ref], lock: bool = False,
+                    edge_types: dict[str, EdgeType] | None = None) -> dict[Ref, TargetState]:
+        """Owner and guard fields of every referenced record that exists.
 
-    With ``bump_clock`` the statement also bumps the user's clock (see ``vectors``), stamps the
-    new versions with the new seq and returns ``seq`` and ``epoch``; otherwise ``$seq`` must
-    be passed. With ``refs`` ({node kind: ids}) it first reads the owner of each of those
-    records that exists, returned as ``state`` ([kind, id, user_id] each), for the caller to
-    check (and roll back on) before it trusts the counts.
+        ``edge_types`` names the type of edges whose type is known, so they are looked up in
+        that type's index only instead of in all of them.
+        """
+        by_kind: dict[str, list[str]] = defaultdict(list)
+        for kind, rid in refs:
+            by_kind[kind].append(rid)
+        edge_types = edge_types or {}
+        # Writing a property takes the record's write lock for the rest of the transaction, so
+        # nothing can change a target between this check and the change that depends on it.
+        touch = "SET n.user_id = n.user_id " if lock else ""
+        state: dict[Ref, TargetState] = {}
+        nodes = [kind for kind in by_kind if kind != "edge"]
+        if nodes:  # every node kind in one round trip
+            result = tx.run(NO_REPLAN + " UNION ALL ".join(
+                f"UNWIND ${kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) {touch}"
+                f"RETURN '{kind}' AS kind, n.id AS id, n.user_id AS u, n.created_by AS c, "
+                "n.tx_to AS t, n.review_state AS s" for kind in nodes), {k: by_kind[k] for k in nodes})
+            for r in result:
+                state[(r["kind"], r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]), r["s"])
+        for kind, ids in by_kind.items():
+            if kind == "edge":
+                for edge_type in EdgeType:
+                    typed = [i for i in ids if edge_types.get(i, edge_type) == edge_type]
+                    if not typed:
+                        continue
+                    result = tx.run(
+                        f"UNWIND $ids AS id MATCH ()-[n:{edge_type.value} {{id: id}}]->() {touch}"
+                        "RETURN n.id AS id, n.user_id AS u, n.created_by AS c, n.tx_to AS t", ids=typed)
+                    for r in result:
+                        state[(kind, r["id"])] = TargetState(r["u"], r["c"], R.native(r["t"]),
+                                                             edge_type=edge_type.value)
+        return state
 
-    The text depends only on ``bump_clock`` and ``refs is None`` (every table and edge type
-    is always there, empty or not), so Neo4j plans it once: a cold plan of a statement this
-    size took seconds, and varying which tables a batch fills made dozens of them. For the
-    same reason every list travels inside one map parameter ``$b``: Neo4j keys its plan cache
-    on the parameters' types too, and an empty list has another type than a list of maps.
-    """
-    parts, rows_of, expected = [NO_REPLAN], {}, {}
-    carried = ""
-    if refs is not None:
-        reads = []
-        for kind in sorted({*_REF_KINDS, *refs}):
-            rows_of[f"ref_{kind}"] = refs.get(kind, [])
-            reads.append(f"UNWIND $b.ref_{kind} AS id MATCH (n:{NODE_LABELS[kind]} {{id: id}}) "
-                         f"RETURN ['{kind}', n.id, n.user_id] AS s")
-        parts.append(f"CALL () {{ CALL () {{ {' UNION ALL '.join(reads)} }} RETURN collect(s) AS state }} ")
-        carried = ", state"
-    parts.append(f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch{carried} " if bump_clock
-                 else f"WITH $seq AS seq{carried} ")
-    for table in ("episodes", "entities", "memories"):
-        label = _TABLE_LABELS[table]
-        records = tables.get(table) or ()
-        rows_of[table] = [R.with_time_pairs(_NODE_PROPS[table](r, now), label) for r in records]
-        expected[table] = (len(rows_of[table]), table)
-        parts.append(f"CALL () {{ UNWIND $b.{table} AS row CREATE (n:{label}) "
-                     f"SET n = row{R.set_times('n', label, 'row')} RETURN count(n) AS {table} }} ")
-    rows = [R.version_row(v, now) for v in tables.get("versions") or ()]
-    rows_of["versions"] = [R.with_time_pairs(r["props"], "MemoryVersion") for r in rows]
-    expected["versions"] = (len(rows), "versions (their memory is gone)")
-    parts.append("CALL (seq) { UNWIND $b.versions AS row MATCH (m:Memory {id: row.memory_id}) "
-                 "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row, v.seq = seq"
-                 f"{R.set_times('v', 'MemoryVersion', 'row')} "
-                 "RETURN count(v) AS versions } ")
-    # float32 through the procedure: half the size of a list property
-    rows_of["vectors"] = [{"id": r["props"]["id"], "embedding": r["embedding"]} for r in rows
-                         if r["embedding"] is not None]
-    expected["vectors"] = (len(rows_of["vectors"]), "vectors")
-    parts.append("CALL () { UNWIND $b.vectors AS row MATCH (v:MemoryVersion {id: row.id}) "
-                 "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
-                 "RETURN count(v) AS vectors } ")
-    by_type: dict[EdgeType, list[dict]] = defaultdict(list)
-    for edge in tables.get("edges") or ():
-        row = R.edge_row(edge, now)
-        by_type[EdgeType(edge.type)].append(row | {"props": R.with_time_pairs(row["props"], "edge")})
-    for edge_type in EdgeType:
-        src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
-        name = f"edges_{edge_type.value.lower()}"
-        rows_of[name] = by_type[edge_type]
-        expected[name] = (len(rows_of[name]), f"{edge_type.value} edges (an endpoint is gone)")
-        parts.append(f"CALL () {{ UNWIND $b.{name} AS row MATCH (a:{src} {{id: row.src}}) "
-                     f"MATCH (b:{dst} {{id: row.dst}}) CREATE (a)-[r:{edge_type.value}]->(b) "
-                     f"SET r = row.props{R.set_times('r', 'edge', 'row.props')} "
-                     f"RETURN count(r) AS {name} }} ")
-    columns = ["seq", *(["epoch"] if bump_clock else []), *(["state"] if refs is not None else []), *expected]
-    parts.append("RETURN " + ", ".join(columns))
-    return "".join(parts), {"user": user_id, "b": rows_of}, expected
+    def _insert(self, tx: neo4j.ManagedTransaction, user_id: str, tables: dict[str, list], now: datetime,
+                seq: int | None = None, wanted: set[Ref] | None = None) -> tuple[str | None, int]:
+        """Insert the records in one statement; without ``seq``, bump the user's clock for it.
+        ``wanted`` records must exist for this user (checked in the same statement, the whole
+        transaction rolled back if not). Returns the clock's (epoch, seq) after the write
+        (epoch None when ``seq`` was given)."""
+        refs: dict[str, list[str]] | None = None
+        if wanted is not None:
+            refs = defaultdict(list)
+            for kind, rid in sorted(wanted):
+                refs[kind].append(rid)
+        query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
+        record = tx.run(query, params, seq=seq).single()
+        if wanted is not None:
+            state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
+            check_batch_refs(user_id, state, wanted, set())
+        for column, (count, what) in expected.items():
+            if record[column] != count:
+                raise ConflictError(f"only {record[column]} of {count} {what} could be written; "
+                                    "nothing was written")
+        return (record["epoch"] if seq is None else None), record["seq"]
 
+    def _checked_insert(self, tx: neo4j.ManagedTransaction, user_id: str, batch: WriteBatch,
+                        now: datetime) -> tuple[str | None, int]:
+        # One round trip: the statement reads the owners of what the batch points at, then
+        # inserts; a batch pointing at what is missing or another user's is rolled back whole.
+        # Uniqueness constraints guard every new id (a clash raises ConflictError).
+        return self._insert(tx, user_id, {t: getattr(batch, t) for t in _TABLES}, now,
+                            wanted=batch_external_refs(batch))
 
-def vector_changes(versions: list) -> list[tuple[str, str, bool, object]]:
-    """What inserting ``versions`` does to a user's vector cache (see ``VectorCache.apply``)."""
-    return [(v.id, v.memory_id, v.tx_to == FAR_FUTURE, v.embedding) for v in versions]
+    # -- writes ---------------------------------------------------------------------------
+
+    def _write(self, user_id: str, batch: WriteBatch) -> None:
+        epoch, seq = self._run(self._checked_insert, user_id, batch, utcnow())
+        self._vectors.written(user_id, epoch, seq, vector_changes(batch.versions))
+
+    def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None:
+        # A write transaction per recall cost about as much as the recall: accesses are queued
+        # and written by a background thread, batched; reads of memories wait for the queue.
+        self._accesses.add(user_id, memory_ids, at)
+
+    def _write_accesses(self, rows: list[dict]) -> None:
+        self._run(lambda tx: tx.run(
+            "UNWIND $rows AS row MATCH (m:Memory {id: row.id}) WHERE m.user_id = row.user "
+            "SET m.access_count = coalesce(m.access_count, 0) + row.n, m.last_accessed_at = row.at",
+            rows=rows).consume())
+
+    def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            if replace:
+                _delete_rows(tx, user_id)
+            self._checked_insert(tx, user_id, batch, utcnow())
+
+        self._run(work)

@@ -20,8 +20,8 @@ through the same bound.
 
 From APPROX_ROWS rows on, recall's ``top_k`` is approximate: the same head coordinates rank
 every admitted row (a quarter of the bytes of the full vectors, so a quarter of the scan), and
-the best CANDIDATES of them are scored in full. A full scan of 100k x 384 float32 reads 150 MB
-(12 ms on this machine); the head pass reads 39 MB. On the writer benchmark at 100k (hashing
+the best CANDIDATES of them are scored in full. A full scan of 100k x 384 float32 reads 150 MB;
+the head pass reads 39 MB. On the writer benchmark at 100k (hashing
 embedder) the top 20 agreed with the exact scan on 98.1-98.8% of rows (``benchmarks/writer.py``
 prints the agreement it measures). Filters mask the head scores before the candidates are
 picked, so they never thin out the results.
@@ -35,20 +35,17 @@ import numpy as np
 
 from ...timeutil import FAR_FUTURE, to_micros
 from ..blas import one_thread
-from ..clusters import HeadGroups
 from ..models import SearchFilter
-from ..principal import fit_basis, grow, with_rest
+from ..projection import grow, with_rest
+from ..vector_index import _BLOCK, _SLACK, VectorIndex
 
 FAR = to_micros(FAR_FUTURE)
-_BLOCK = 16384  # rows scored at a time by ``top_k_many``: bounds the scratch matrix
 PRUNE_ROWS = 5_000  # from this many rows on, ``top_k_many`` prunes by the bound; below, all rows
 HEAD = 96  # principal coordinates kept per row for the bound and recall's first pass
 APPROX_ROWS = 20_000  # from this many rows on, ``top_k`` ranks by the head, then rescores
 CANDIDATES = 1000  # rows ``top_k`` scores in full after the head pass
 GROUPED_ROWS = 20_000  # from this many rows on, ``top_k_many`` searches the nearest groups only
-_SAMPLE = 4096  # rows the principal directions are computed from
 _MASKS = 8  # filters whose masks are kept until the rows change
-_SLACK = 1e-4  # float32 rounding in the bound is far smaller: no row above the threshold is lost
 
 
 @dataclass
@@ -64,8 +61,10 @@ class _Codes:
         return self.index.get(value, -1)
 
 
-class UserVectors:
+class UserVectors(VectorIndex):
     """Vectors and filter columns of one user's versions that have an embedding."""
+
+    HEAD = HEAD
 
     COLUMNS = ("rid", "valid_from", "valid_to", "tx_from", "tx_to", "kind", "status", "agent",
                "session")
@@ -73,18 +72,10 @@ class UserVectors:
     def __init__(self, dimension: int, generation: int):
         self.generation = generation
         self.size = 0
-        self.matrix = np.zeros((0, dimension), dtype=np.float32)
+        super().__init__(dimension)
         self.cols = {name: np.zeros(0, dtype=np.int64) for name in self.COLUMNS}
         self.codes = {name: _Codes() for name in ("kind", "status", "agent", "session")}
         self.rids_sorted = True  # rows come in rid order: ``admits`` finds a rid by bisection
-        self.basis: np.ndarray | None = None  # (dimension, HEAD) principal directions, once pruning
-        self.fitted_at = 0  # rows when the basis was computed; refitted when they double
-        self.groups: HeadGroups | None = None  # for the neighbour search from GROUPED_ROWS on
-        # Per row (a column here): the HEAD coordinates, then |x_rest| rounded up. A query gets
-        # the same shape (its head, then its |q_rest|), so the bound of every row is one matrix
-        # product. Stored a row per coordinate: a product with a vector then streams over long
-        # rows, two to three times faster than over 97-float rows.
-        self.head_t = np.zeros((HEAD + 1, 0), dtype=np.float32)
         self._masks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # filter -> (admitted, refused)
 
     def append(self, rows: list[tuple]) -> None:
@@ -92,12 +83,9 @@ class UserVectors:
         if not rows:
             return
         need = self.size + len(rows)
-        if need > self.matrix.shape[0]:
-            capacity = max(need, 2 * self.matrix.shape[0], 1024)
-            self.matrix = grow(self.matrix, capacity)
+        capacity = self._grow(need)
+        if capacity is not None:
             self.cols = {k: grow(v, capacity) for k, v in self.cols.items()}
-            if self.basis is not None:
-                self.head_t = grow(self.head_t.T, capacity).T.copy()
         block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         block = block.reshape(len(rows), self.matrix.shape[1])
         norms = np.linalg.norm(block, axis=1, keepdims=True)
@@ -111,10 +99,7 @@ class UserVectors:
             codes = self.codes[name]
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
         self._masks.clear()
-        if self.basis is not None:
-            self._project(self.size, need)
-            if self.groups is not None:
-                self.groups.assign(self.head_t[:HEAD, self.size:need].T)
+        self._added(self.size, need)
         self.size = need
 
     def top_k(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
@@ -135,8 +120,8 @@ class UserVectors:
         best against the query's, scored in full (the module docstring says how close it is)."""
         assert self.basis is not None
         # On one BLAS thread (blas.py): beside another busy process on 2 cores, two threads made
-        # this scan wait for the one not running: at 100k, 7.5-12.4 ms a recall, 2.7-3.4 on one
-        # (idle, alone, 0.55 vs 1.3 ms). The same products, the same scores.
+        # this scan wait for the one not running (idle and alone, two were faster). The same
+        # products, the same scores.
         with one_thread():
             query_head = np.append(unit_query @ self.basis, np.float32(0.0))  # the rest column ignored
             rough = query_head @ self.head_t[:, : self.size]
@@ -264,37 +249,9 @@ class UserVectors:
         keep = scores >= min_score
         return rows[passing[keep]], np.full(int(keep.sum()), query_index, dtype=np.intp), scores[keep]
 
-    def _grouped(self) -> HeadGroups:
-        """The rows' groups, fitted and sorted when missing, re-sorted when their tail is long."""
-        if self.groups is None:
-            heads = self.head_t[:HEAD, : self.size].T
-            self.groups = HeadGroups(heads)
-            self.groups.assign(heads)
-            self.groups.sort(self.head_t[:, : self.size])
-        elif self.groups.stale():
-            self.groups.sort(self.head_t[:, : self.size])
-        return self.groups
-
     def _prunes(self) -> bool:
         """Whether the bound is in use; (re)computes the principal directions when due."""
-        if self.size < PRUNE_ROWS:
-            return False
-        if self.basis is None or self.size >= 2 * self.fitted_at:
-            # Any orthonormal basis keeps the bound true; the leading directions of the rows'
-            # second moments make it tight.
-            sample = self.matrix[np.linspace(0, self.size - 1, min(self.size, _SAMPLE)).astype(np.intp)]
-            self.basis = fit_basis(sample, HEAD)
-            self.fitted_at = self.size
-            self.groups = None  # fitted on the old head: fitted again when next needed
-            self.head_t = np.zeros((HEAD + 1, self.matrix.shape[0]), dtype=np.float32)
-            for start in range(0, self.size, _BLOCK):
-                self._project(start, min(start + _BLOCK, self.size))
-        return True
-
-    def _project(self, start: int, end: int) -> None:
-        """Head coordinates and rest lengths of rows start..end."""
-        self.head_t[:, start:end] = with_rest(self.matrix[start:end], self.basis).T
-
+        return self._fit_when_due(self.size, PRUNE_ROWS)
 
     def admits(self, rids: np.ndarray, flt: SearchFilter) -> tuple[np.ndarray, np.ndarray]:
         """(held, admitted) for each rid: whether this cache holds its row (a version without an

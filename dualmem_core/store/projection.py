@@ -1,5 +1,5 @@
-"""Principal coordinates of unit vectors and the bound they give on a dot product, shared by
-both stores' in-process vector caches (``sqlite/vectors.py``, ``neo4j/vectors.py``).
+"""Principal coordinates (a PCA) of unit vectors and the bound they give on a dot product,
+used by the vector index both stores keep in process (``vector_index.py``).
 
 For unit vectors split into their coordinates in a few principal directions (the head) and
 the rest:  q . x  <=  q_head . x_head + |q_rest| * |x_rest|  (Cauchy-Schwarz on the rest).
