@@ -36,16 +36,18 @@ from dualmem_core.store import Edge, EdgeType
 from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
-from dualmem_pipeline.definitions import build_definitions, defs, resources
+from dualmem_pipeline.definitions import build_definitions
 from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, stage_assets, text_of
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
+from dualmem_pipeline.defs.io.run_folder import RunFolderIOManager
 from dualmem_pipeline.defs.providers.resources import LLMResource
+from dualmem_pipeline.defs.resources import resources
 from dualmem_pipeline.defs.rollback.jobs import rollback_job
 from dualmem_pipeline.defs.snapshot.assets import EditorSoFar, graph_snapshot, load_view
 from dualmem_pipeline.defs.store.resources import StoreResource
-from dualmem_pipeline.defs.users import users_partitions
+from dualmem_pipeline.users import users_partitions
 
 EDITOR = [graph_snapshot, *stage_assets, change_set, publish, change_set_invariants]
 MOVE = [
@@ -78,7 +80,8 @@ def say(url: str, user_id: str, messages: list[tuple[str, datetime]]) -> None:
 def run_editor(instance, url: str, user_id: str, assets=EDITOR, **kw):
     if user_id not in instance.get_dynamic_partitions("users"):
         instance.add_dynamic_partitions("users", [user_id])
-    resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()}
+    resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource(),
+                 "run_folder_io_manager": RunFolderIOManager()}
     return materialize(assets, partition_key=user_id, instance=instance, resources=resources, **kw)
 
 
@@ -103,11 +106,12 @@ def checks(result) -> dict[str, tuple[bool, AssetCheckSeverity]]:
 
 
 def test_definitions_load_the_whole_editor():
+    defs = build_definitions()
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == {"graph_snapshot", *STAGES, "change_set", "publish"}
     assert {k.name for k in graph.asset_check_keys} == {*INVARIANTS, "memory_quality"}
-    assert {"store", "llm", "embedder"} <= set(defs.resources)
+    assert {"store", "llm", "embedder", "run_folder_io_manager"} <= set(defs.resources)
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
     assert defs.resolve_sensor_def("new_memories_sensor")
@@ -115,7 +119,7 @@ def test_definitions_load_the_whole_editor():
 
 def test_the_lineage_is_one_chain_left_to_right():
     """Each asset reads only the one before it: seven edges among eight assets."""
-    graph = defs.resolve_asset_graph()
+    graph = build_definitions().resolve_asset_graph()
     edges = sorted((p.to_user_string(), k.to_user_string())
                    for k in graph.get_all_asset_keys() for p in graph.get(k).parent_keys)
     chain = ["graph_snapshot", *STAGES, "change_set", "publish"]
@@ -414,6 +418,7 @@ def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
     _load_fixture_user(sqlite_url, "t2")
     instance.add_dynamic_partitions("users", ["t2"])
     resources = {"store": StoreResource(url=sqlite_url, dimension=DIM), "llm": LLMResource(),
+                 "run_folder_io_manager": RunFolderIOManager(),
                  "embedder": EmbedderResource(spec="hashing")}
     result = materialize([*EDITOR, quality.memory_quality], partition_key="t2", instance=instance,
                          resources=resources, raise_on_error=False)

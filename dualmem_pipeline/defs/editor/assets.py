@@ -34,11 +34,11 @@ from dualmem_core.editor import (
     run_stage,
 )
 
-from ..io.run_folder import RunFolderIOManager
+from ...users import users_partitions
+from ..io.run_folder import RUN_FOLDER_IO_MANAGER
 from ..providers.resources import LLMResource
 from ..snapshot.assets import EditorSoFar, Snapshot, load_view
 from ..store.resources import StoreResource
-from ..users import users_partitions
 
 SAMPLE_ROWS = 20
 TEXT_CHARS = 80  # of a memory's text (or an entity's name) beside its id in the sample table
@@ -112,7 +112,7 @@ def stage_asset(name: str) -> AssetsDefinition:
         group_name="editor",
         ins={"previous": AssetIn(before)},
         kinds={"python"},
-        io_manager_def=RunFolderIOManager(),
+        io_manager_key=RUN_FOLDER_IO_MANAGER,
     )
     def _stage(context: AssetExecutionContext, llm: LLMResource, previous: Any) -> EditorSoFar:
         so_far = EditorSoFar(previous) if isinstance(previous, Snapshot) else previous
@@ -129,7 +129,7 @@ stage_assets = [stage_asset(name) for name in STAGES]
 
 
 @asset(partitions_def=users_partitions, group_name="editor", ins={"so_far": AssetIn(STAGES[-1])},
-       kinds={"python"}, io_manager_def=RunFolderIOManager())
+       kinds={"python"}, io_manager_key=RUN_FOLDER_IO_MANAGER)
 def change_set(context: AssetExecutionContext, so_far: EditorSoFar) -> EditorSoFar:
     """Every stage's decisions folded into one change set for the user, checked before publish."""
     snapshot = so_far.snapshot
