@@ -188,12 +188,16 @@ def test_the_editor_supersedes_a_move_and_leaves_other_users_alone(instance, sql
     supersede = metadata(result, "supersede")
     assert supersede["counts"] == {"supersede": 1}
     assert supersede["sample"].records[0].data["action"] == "supersede"
-    assert metadata(result, "publish")["operations"] > 0
+    published = metadata(result, "publish")
+    assert published["operations"] > 0 and published["dagster/row_count"] == published["operations"]
 
     with open_store(sqlite_url, dimension=DIM) as store:
         graph = store.export_graph("u1")
         [run] = store.list_runs("u1")
         assert run.run_id == run_id
+        # The change set the checks examined is the one published, and the times are timestamps.
+        assert published["applied_at"] == run.applied_at.timestamp()
+        assert published["started_at"] <= published["applied_at"]
     believed = {v.object: v for v in graph.versions if v.predicate == "lives_in" and v.tx_to == FAR_FUTURE}
     assert believed["Seattle"].status == "superseded"
     assert believed["Seattle"].valid_to == believed["Portland"].valid_from
