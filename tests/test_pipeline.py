@@ -328,21 +328,24 @@ def test_the_sensor_adds_users_and_runs_them_after_enough_new_memories(instance,
     assert evaluate().run_requests == [], "one Editor run per user at a time"
 
 
-@pytest.mark.parametrize("given_user", [False, True])
-def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given_user):
+@pytest.mark.parametrize("launch", ["partition", "user_id", "run_id"])
+def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, launch):
+    """Launched for the user's partition (in the one-run-per-user limit), or as before without one."""
     say(sqlite_url, "u1", MOVE)
     before = exported(sqlite_url, "u1")
     run_id = metadata(run_editor(instance, sqlite_url, "u1"), "graph_snapshot")["editor_run_id"]
     edited = exported(sqlite_url, "u1")
     assert not same_tables(edited, before)
 
-    config = {"run_id": run_id, **({"user_id": "u1", "cascade": True} if given_user else {})}
+    config = {"run_id": run_id, **({"user_id": "u1", "cascade": True} if launch == "user_id" else {})}
     result = rollback_job.execute_in_process(
         run_config={"ops": {"rollback_editor_run": {"config": config}}},
         resources={"store": StoreResource(url=sqlite_url, dimension=DIM)},
         instance=instance,
+        partition_key="u1" if launch == "partition" else None,
     )
     assert result.success
+    assert result.dagster_run.tags.get("dagster/partition") == ("u1" if launch == "partition" else None)
     after = exported(sqlite_url, "u1")
     assert same_tables(after, before)
     versions = after["versions"].to_pylist()
@@ -350,6 +353,19 @@ def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given
     assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
     [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
     assert observation.event_specific_data.asset_observation.metadata["rolled_back_run_id"].value == run_id
+
+
+def test_a_rollback_for_one_users_partition_refuses_another_users_run(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    instance.add_dynamic_partitions("users", ["u2"])
+    result = rollback_job.execute_in_process(
+        run_config={"ops": {"rollback_editor_run": {"config": {"run_id": "r1", "user_id": "u1"}}}},
+        resources={"store": StoreResource(url=sqlite_url, dimension=DIM)},
+        instance=instance, partition_key="u2", raise_on_error=False,
+    )
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert "is not this run's partition 'u2'" in failure.event_specific_data.error.message
 
 
 def test_publish_shows_its_run_and_that_the_run_was_rolled_back(instance, sqlite_url):
