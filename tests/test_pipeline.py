@@ -36,16 +36,18 @@ from dualmem_core.store import Edge, EdgeType
 from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
-from dualmem_pipeline.definitions import build_definitions, defs, resources
-from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, stage_assets, text_of
+from dualmem_pipeline.definitions import build_definitions
+from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, same, stage_assets, text_of
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
+from dualmem_pipeline.defs.io.run_folder import RunFolderIOManager
 from dualmem_pipeline.defs.providers.resources import LLMResource
+from dualmem_pipeline.defs.resources import resources
 from dualmem_pipeline.defs.rollback.jobs import rollback_job
 from dualmem_pipeline.defs.snapshot.assets import EditorSoFar, graph_snapshot, load_view
 from dualmem_pipeline.defs.store.resources import StoreResource
-from dualmem_pipeline.defs.users import users_partitions
+from dualmem_pipeline.users import users_partitions
 
 EDITOR = [graph_snapshot, *stage_assets, change_set, publish, change_set_invariants]
 MOVE = [
@@ -78,7 +80,8 @@ def say(url: str, user_id: str, messages: list[tuple[str, datetime]]) -> None:
 def run_editor(instance, url: str, user_id: str, assets=EDITOR, **kw):
     if user_id not in instance.get_dynamic_partitions("users"):
         instance.add_dynamic_partitions("users", [user_id])
-    resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()}
+    resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource(),
+                 "run_folder_io_manager": RunFolderIOManager()}
     return materialize(assets, partition_key=user_id, instance=instance, resources=resources, **kw)
 
 
@@ -103,11 +106,12 @@ def checks(result) -> dict[str, tuple[bool, AssetCheckSeverity]]:
 
 
 def test_definitions_load_the_whole_editor():
+    defs = build_definitions()
     graph = defs.resolve_asset_graph()
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     assert keys == {"graph_snapshot", *STAGES, "change_set", "publish"}
     assert {k.name for k in graph.asset_check_keys} == {*INVARIANTS, "memory_quality"}
-    assert {"store", "llm", "embedder"} <= set(defs.resources)
+    assert {"store", "llm", "embedder", "run_folder_io_manager"} <= set(defs.resources)
     assert defs.resolve_job_def("editor_job") and defs.resolve_job_def("rollback_job")
     assert defs.resolve_schedule_def("nightly_editor_schedule")
     assert defs.resolve_sensor_def("new_memories_sensor")
@@ -115,7 +119,7 @@ def test_definitions_load_the_whole_editor():
 
 def test_the_lineage_is_one_chain_left_to_right():
     """Each asset reads only the one before it: seven edges among eight assets."""
-    graph = defs.resolve_asset_graph()
+    graph = build_definitions().resolve_asset_graph()
     edges = sorted((p.to_user_string(), k.to_user_string())
                    for k in graph.get_all_asset_keys() for p in graph.get(k).parent_keys)
     chain = ["graph_snapshot", *STAGES, "change_set", "publish"]
@@ -184,12 +188,16 @@ def test_the_editor_supersedes_a_move_and_leaves_other_users_alone(instance, sql
     supersede = metadata(result, "supersede")
     assert supersede["counts"] == {"supersede": 1}
     assert supersede["sample"].records[0].data["action"] == "supersede"
-    assert metadata(result, "publish")["operations"] > 0
+    published = metadata(result, "publish")
+    assert published["operations"] > 0 and published["dagster/row_count"] == published["operations"]
 
     with open_store(sqlite_url, dimension=DIM) as store:
         graph = store.export_graph("u1")
         [run] = store.list_runs("u1")
         assert run.run_id == run_id
+        # The change set the checks examined is the one published, and the times are timestamps.
+        assert published["applied_at"] == run.applied_at.timestamp()
+        assert published["started_at"] <= published["applied_at"]
     believed = {v.object: v for v in graph.versions if v.predicate == "lives_in" and v.tx_to == FAR_FUTURE}
     assert believed["Seattle"].status == "superseded"
     assert believed["Seattle"].valid_to == believed["Portland"].valid_from
@@ -320,21 +328,24 @@ def test_the_sensor_adds_users_and_runs_them_after_enough_new_memories(instance,
     assert evaluate().run_requests == [], "one Editor run per user at a time"
 
 
-@pytest.mark.parametrize("given_user", [False, True])
-def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given_user):
+@pytest.mark.parametrize("launch", ["partition", "user_id", "run_id"])
+def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, launch):
+    """Launched for the user's partition (in the one-run-per-user limit), or as before without one."""
     say(sqlite_url, "u1", MOVE)
     before = exported(sqlite_url, "u1")
     run_id = metadata(run_editor(instance, sqlite_url, "u1"), "graph_snapshot")["editor_run_id"]
     edited = exported(sqlite_url, "u1")
     assert not same_tables(edited, before)
 
-    config = {"run_id": run_id, **({"user_id": "u1", "cascade": True} if given_user else {})}
+    config = {"run_id": run_id, **({"user_id": "u1", "cascade": True} if launch == "user_id" else {})}
     result = rollback_job.execute_in_process(
         run_config={"ops": {"rollback_editor_run": {"config": config}}},
         resources={"store": StoreResource(url=sqlite_url, dimension=DIM)},
         instance=instance,
+        partition_key="u1" if launch == "partition" else None,
     )
     assert result.success
+    assert result.dagster_run.tags.get("dagster/partition") == ("u1" if launch == "partition" else None)
     after = exported(sqlite_url, "u1")
     assert same_tables(after, before)
     versions = after["versions"].to_pylist()
@@ -342,6 +353,36 @@ def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, given
     assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
     [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
     assert observation.event_specific_data.asset_observation.metadata["rolled_back_run_id"].value == run_id
+
+
+def test_publish_compares_change_sets_field_by_field_embeddings_included():
+    """publish refuses a change set other than the one the checks examined: that comparison."""
+    import numpy as np
+
+    from dualmem_core.store.models import MemoryVersion
+
+    def changes(embedding, text="user lives in Portland"):
+        version = MemoryVersion("m1", "u1", text, datetime(2026, 3, 2, tzinfo=UTC), id="v2",
+                                embedding=np.array(embedding, dtype=np.float32))
+        return ch.ChangeSet("u1", "r1", [ch.CloseVersion("v1", group="g"), ch.AddVersion(version, group="g")])
+
+    assert same(changes([0.5, 0.25]), changes([0.5, 0.25]))
+    assert not same(changes([0.5, 0.25]), changes([0.5, 0.5]))
+    assert not same(changes([0.5, 0.25]), changes([0.5, 0.25], text="user lives in Seattle"))
+    assert not same(changes([0.5, 0.25]), ch.ChangeSet("u1", "r1", []))
+
+
+def test_a_rollback_for_one_users_partition_refuses_another_users_run(instance, sqlite_url):
+    say(sqlite_url, "u1", MOVE)
+    instance.add_dynamic_partitions("users", ["u2"])
+    result = rollback_job.execute_in_process(
+        run_config={"ops": {"rollback_editor_run": {"config": {"run_id": "r1", "user_id": "u1"}}}},
+        resources={"store": StoreResource(url=sqlite_url, dimension=DIM)},
+        instance=instance, partition_key="u2", raise_on_error=False,
+    )
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert "is not this run's partition 'u2'" in failure.event_specific_data.error.message
 
 
 def test_publish_shows_its_run_and_that_the_run_was_rolled_back(instance, sqlite_url):
@@ -414,6 +455,7 @@ def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
     _load_fixture_user(sqlite_url, "t2")
     instance.add_dynamic_partitions("users", ["t2"])
     resources = {"store": StoreResource(url=sqlite_url, dimension=DIM), "llm": LLMResource(),
+                 "run_folder_io_manager": RunFolderIOManager(),
                  "embedder": EmbedderResource(spec="hashing")}
     result = materialize([*EDITOR, quality.memory_quality], partition_key="t2", instance=instance,
                          resources=resources, raise_on_error=False)

@@ -13,16 +13,17 @@ from dagster import DagsterInstance, DefaultSensorStatus, build_sensor_context, 
 
 from dualmem_core import Writer, open_store
 from dualmem_core.providers import HashingEmbedder
-from dualmem_pipeline.definitions import defs
+from dualmem_pipeline.definitions import build_definitions
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
 from dualmem_pipeline.defs.store.resources import StoreResource
-from dualmem_pipeline.defs.users import one_run_per_user
+from dualmem_pipeline.users import one_run_per_user
 
 SHIPPED = Path(__file__).resolve().parent.parent / "dagster.yaml"
 
 
 def test_the_sensor_is_on_from_the_first_start() -> None:
-    assert defs.resolve_sensor_def("new_memories_sensor").default_status == DefaultSensorStatus.RUNNING
+    sensor = build_definitions().resolve_sensor_def("new_memories_sensor")
+    assert sensor.default_status == DefaultSensorStatus.RUNNING
 
 
 def test_its_first_tick_adds_every_stored_user(tmp_path) -> None:
@@ -69,7 +70,7 @@ def test_with_dagster_home_set_the_copied_file_applies(tmp_path, monkeypatch, ca
 
 
 def test_partitions_can_be_added_for_the_dagster_cli_without_a_tick(tmp_path, monkeypatch, capsys) -> None:
-    from dualmem_pipeline.defs import users
+    from dualmem_pipeline import users
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     assert users.main() == 2

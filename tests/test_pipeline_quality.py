@@ -16,6 +16,7 @@ from dualmem_core.providers import HashingEmbedder
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.evaluation import checks as quality
+from dualmem_pipeline.defs.io.run_folder import RunFolderIOManager
 from dualmem_pipeline.defs.providers.resources import EmbedderResource, LLMResource
 from dualmem_pipeline.defs.snapshot.assets import graph_snapshot
 from dualmem_pipeline.defs.store.resources import StoreResource
@@ -41,6 +42,7 @@ def _say(url: str, user_id: str, messages) -> None:
 def _quality(url: str, user_id: str) -> tuple[bool, AssetCheckSeverity, dict]:
     """The Editor run for the user with memory_quality after publish: (passed, severity, metadata)."""
     resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource(),
+                 "run_folder_io_manager": RunFolderIOManager(),
                  "embedder": EmbedderResource(spec=f"hashing:{DIM}")}
     with instance_for_test() as instance:
         instance.add_dynamic_partitions("users", [user_id])

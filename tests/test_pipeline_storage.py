@@ -16,6 +16,7 @@ from test_reliability_forget import every_file, found_in
 from dualmem_core import Writer, open_store
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
+from dualmem_pipeline.defs.io.run_folder import RunFolderIOManager
 from dualmem_pipeline.defs.providers.resources import LLMResource
 from dualmem_pipeline.defs.snapshot.assets import graph_snapshot
 from dualmem_pipeline.defs.store.resources import StoreResource
@@ -55,7 +56,8 @@ def test_forget_leaves_nothing_in_dagster_storage_or_the_snapshots(tmp_path, mon
 
     with instance_for_test(temp_dir=str(home)) as instance:  # sets DAGSTER_HOME, as `dagster dev` has it
         instance.add_dynamic_partitions("users", ["bob"])
-        resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()}
+        resources = {"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource(),
+                     "run_folder_io_manager": RunFolderIOManager()}
         result = materialize(EDITOR, partition_key="bob", instance=instance, resources=resources)
         assert result.success
         roots = [home, snaps] if snapshot_dir == "outside" else [home]
@@ -87,7 +89,8 @@ def test_texts_shown_in_stage_samples_outlive_a_forget_in_dagsters_event_log(tmp
     with instance_for_test(temp_dir=str(home)) as instance:
         instance.add_dynamic_partitions("users", ["bob"])
         materialize(EDITOR, partition_key="bob", instance=instance,
-                    resources={"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource()})
+                    resources={"store": StoreResource(url=url, dimension=DIM), "llm": LLMResource(),
+                               "run_folder_io_manager": RunFolderIOManager()})
         with open_store(url, dimension=DIM) as store:
             Writer(store).forget(user_id="bob", source_ids=["bob-19"])
         left = holding([home, tmp_path / "snaps"], MEMORY)

@@ -7,15 +7,20 @@ snapshot -> five stages -> change_set -> publish, each reading only the one befo
 later ones stale, as they read its result.
 """
 
+import dataclasses
 import importlib
+import importlib.metadata
 import os
 from collections import Counter
 from typing import Any
 
+import numpy as np
 from dagster import (
     AssetExecutionContext,
     AssetIn,
     AssetsDefinition,
+    Failure,
+    MaterializeResult,
     MetadataValue,
     TableColumn,
     TableRecord,
@@ -34,13 +39,19 @@ from dualmem_core.editor import (
     run_stage,
 )
 
-from ..io.run_folder import RunFolderIOManager
+from ...users import users_partitions
+from ..io.run_folder import RUN_FOLDER_IO_MANAGER
 from ..providers.resources import LLMResource
 from ..snapshot.assets import EditorSoFar, Snapshot, load_view
 from ..store.resources import StoreResource
-from ..users import users_partitions
 
 SAMPLE_ROWS = 20
+# What a stage computes changes with dualmem's code: a new version marks its assets' results as
+# made by older code in the UI (code_version).
+try:
+    CODE_VERSION = importlib.metadata.version("dualmem")
+except importlib.metadata.PackageNotFoundError:  # a checkout on PYTHONPATH, not installed
+    CODE_VERSION = "unknown"
 TEXT_CHARS = 80  # of a memory's text (or an entity's name) beside its id in the sample table
 # Metadata lives in Dagster's event log, which no forget reaches: the sample shows texts only
 # where this is "1", a deployment that accepts forgotten texts staying in Dagster's history.
@@ -112,7 +123,8 @@ def stage_asset(name: str) -> AssetsDefinition:
         group_name="editor",
         ins={"previous": AssetIn(before)},
         kinds={"python"},
-        io_manager_def=RunFolderIOManager(),
+        code_version=CODE_VERSION,
+        io_manager_key=RUN_FOLDER_IO_MANAGER,
     )
     def _stage(context: AssetExecutionContext, llm: LLMResource, previous: Any) -> EditorSoFar:
         so_far = EditorSoFar(previous) if isinstance(previous, Snapshot) else previous
@@ -129,7 +141,7 @@ stage_assets = [stage_asset(name) for name in STAGES]
 
 
 @asset(partitions_def=users_partitions, group_name="editor", ins={"so_far": AssetIn(STAGES[-1])},
-       kinds={"python"}, io_manager_def=RunFolderIOManager())
+       kinds={"python"}, code_version=CODE_VERSION, io_manager_key=RUN_FOLDER_IO_MANAGER)
 def change_set(context: AssetExecutionContext, so_far: EditorSoFar) -> EditorSoFar:
     """Every stage's decisions folded into one change set for the user, checked before publish."""
     snapshot = so_far.snapshot
@@ -144,26 +156,51 @@ def change_set(context: AssetExecutionContext, so_far: EditorSoFar) -> EditorSoF
     return EditorSoFar(snapshot, so_far.results, changes)
 
 
-@asset(partitions_def=users_partitions, group_name="editor", ins={"checked": AssetIn("change_set")},
-       kinds={"python"})
-def publish(context: AssetExecutionContext, store: StoreResource, checked: EditorSoFar) -> None:
-    """The change set applied to the store in one transaction under the run id (once per run)."""
-    snapshot = checked.snapshot
-    # Editor.publish combines the results again (the same operations as the checked change set
-    # but for fresh ids of revised versions) and records the run's counts and touched ids.
+@asset(partitions_def=users_partitions, group_name="editor", kinds={"python"}, code_version=CODE_VERSION)
+def publish(
+    context: AssetExecutionContext, store: StoreResource, change_set: EditorSoFar
+) -> MaterializeResult:
+    """The change set the checks passed, applied to the store in one transaction under the run id
+    (once per run)."""
+    snapshot = change_set.snapshot
+    view = load_view(snapshot.folder)
+    # Editor.publish combines the stage results into the change set it applies, and records the
+    # run's counts and touched ids. Combining is deterministic (a revised version's id derives
+    # from the run id), so that is the change set the checks examined: refuse if it ever is not.
+    if not same(combine(view, list(change_set.results), snapshot.run_id), change_set.changes):
+        raise Failure(f"run {snapshot.run_id}: the change set to publish is not the one the checks "
+                      "examined; materialize change_set again")
     run = Editor(store.store).publish(
-        load_view(snapshot.folder), list(checked.results), snapshot.run_id, snapshot=snapshot.folder,
+        view, list(change_set.results), snapshot.run_id, snapshot=snapshot.folder,
         started_at=snapshot.taken_at,
     )
-    context.add_output_metadata({
+    return MaterializeResult(metadata={
         **run_metadata(snapshot),
+        "dagster/row_count": run.operations,  # operations applied
         "operations": run.operations,
         "skipped": len(run.skipped),
         "skipped_reasons": MetadataValue.json(run.skipped[:SAMPLE_ROWS]),
-        "applied_at": run.applied_at.isoformat() if run.applied_at else "nothing to publish",
+        "started_at": (MetadataValue.timestamp(snapshot.taken_at) if snapshot.taken_at
+                       else MetadataValue.text("–")),
+        "applied_at": (MetadataValue.timestamp(run.applied_at) if run.applied_at
+                       else MetadataValue.text("nothing to publish")),
         "counts": MetadataValue.json(run.counts),
         "llm_calls": run.llm_calls,
         "llm_tokens": run.llm_tokens,
         "llm_failures": run.llm_failures,
         "duration_s": run.duration_s,
     })
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal field by field, embeddings (NumPy arrays, which ``==`` cannot judge) included."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(
+            same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    if isinstance(a, dict):
+        return type(b) is dict and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return a == b

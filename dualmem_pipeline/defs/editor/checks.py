@@ -21,9 +21,8 @@ from dagster import (
 
 from dualmem_core.editor.invariants import INVARIANTS, check_change_set
 
+from ...users import users_partitions
 from ..snapshot.assets import EditorSoFar, load_view
-from ..users import users_partitions
-from .assets import change_set
 
 SHOWN = 20  # violations listed in a check's metadata
 
@@ -32,7 +31,7 @@ SHOWN = 20  # violations listed in a check's metadata
     specs=[
         AssetCheckSpec(
             name,
-            asset=change_set,
+            asset="change_set",
             blocking=True,
             description=INVARIANTS[name],
             # A partitioned check loads only its user's change set; without it, every user's.

@@ -4,11 +4,11 @@ from collections.abc import Iterator
 
 from dagster import RunRequest, ScheduleEvaluationContext, SkipReason, schedule
 
-from ..users import editor_run_in_flight
-from .jobs import editor_job
+from ...users import editor_run_in_flight
+from . import jobs
 
 
-@schedule(job=editor_job, cron_schedule="0 3 * * *", execution_timezone="UTC")
+@schedule(job=jobs.editor_job, cron_schedule="0 3 * * *", execution_timezone="UTC")
 def nightly_editor_schedule(context: ScheduleEvaluationContext) -> Iterator[RunRequest | SkipReason]:
     """One Editor run per known user at 03:00 UTC (a user with a run in flight waits for the next)."""
     users = context.instance.get_dynamic_partitions("users")
@@ -16,5 +16,5 @@ def nightly_editor_schedule(context: ScheduleEvaluationContext) -> Iterator[RunR
         yield SkipReason("no users yet; the new_memories_sensor adds them as they appear")
     night = context.scheduled_execution_time
     for user_id in users:
-        if not editor_run_in_flight(context.instance, user_id, editor_job.name):
+        if not editor_run_in_flight(context.instance, user_id, jobs.editor_job.name):
             yield RunRequest(run_key=f"nightly:{user_id}:{night:%Y-%m-%d}", partition_key=user_id)

@@ -21,9 +21,9 @@ from dagster import (
     sensor,
 )
 
+from ...users import editor_run_in_flight, one_run_per_user, usable_partition_key, users_partitions
 from ..store.resources import StoreResource
-from ..users import editor_run_in_flight, one_run_per_user, usable_partition_key, users_partitions
-from .jobs import editor_job
+from . import jobs
 
 DEFAULT_NEW_MEMORIES = 20
 
@@ -44,7 +44,7 @@ def memories_at_last_snapshot(instance: DagsterInstance, user_id: str) -> int:
     return int(value.value) if value is not None else 0
 
 
-@sensor(job=editor_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
+@sensor(job=jobs.editor_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
 def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) -> SensorResult:
     """Adds a partition per new user; requests a user's run once N memories arrived since the last."""
     threshold = new_memories_threshold()
@@ -57,7 +57,7 @@ def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) 
     for user_id in users:
         memories = store.store.counts(user_id)["memories"]
         arrived = memories - memories_at_last_snapshot(context.instance, user_id)
-        if arrived >= threshold and not editor_run_in_flight(context.instance, user_id, editor_job.name):
+        if arrived >= threshold and not editor_run_in_flight(context.instance, user_id, jobs.editor_job.name):
             requests.append(RunRequest(run_key=f"new:{user_id}:{memories}", partition_key=user_id,
                                        tags={"dualmem/trigger": "new_memories"}))
     added = [u for u in users if u not in known]

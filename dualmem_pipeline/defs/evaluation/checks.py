@@ -38,10 +38,9 @@ from dualmem_core.evaluation.harness import user_metrics
 from dualmem_core.writer import predicates
 from dualmem_core.writer.writer import Writer
 
-from ..editor.assets import publish
+from ...users import users_partitions
 from ..providers.resources import EmbedderResource
 from ..store.resources import StoreResource
-from ..users import users_partitions
 
 THRESHOLDS = floors.THRESHOLDS  # a module attribute, so a test can point it at other floors
 STALE_SLOTS = 25  # slots probed for stale-first, one recall each: the check stays cheap
@@ -52,7 +51,7 @@ SHOWN = 10  # violations and stale slots listed in the metadata
     specs=[
         AssetCheckSpec(
             "memory_quality",
-            asset=publish,
+            asset="publish",
             blocking=True,
             partitions_def=users_partitions,
             description="After publish: an evaluation user's gold-label metrics against "

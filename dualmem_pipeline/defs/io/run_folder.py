@@ -16,6 +16,9 @@ from dagster import ConfigurableIOManager, DagsterInstance, InputContext, Output
 
 from dualmem_core.store.snapshot import DECISIONS
 
+# The resource key the Editor's assets name (``io_manager_key``); bound in ``defs/resources.py``.
+RUN_FOLDER_IO_MANAGER = "run_folder_io_manager"
+
 
 class RunFolderIOManager(ConfigurableIOManager):
     """Pickles each output into its Editor run's snapshot folder; a forget deletes them there."""

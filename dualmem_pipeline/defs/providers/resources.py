@@ -16,7 +16,7 @@ from dualmem_core.providers.config import (
 )
 from dualmem_core.providers.llm import LLM
 
-from ..env import from_env
+from ...env import from_env
 
 
 class LLMResource(ConfigurableResource):

@@ -12,9 +12,9 @@ from dualmem_core.store.changes import ChangeSet
 from dualmem_core.store.snapshot import pipeline_snapshot_dir, write_snapshot
 from dualmem_core.timeutil import utcnow
 
-from ..io.run_folder import RunFolderIOManager
+from ...users import users_partitions
+from ..io.run_folder import RUN_FOLDER_IO_MANAGER
 from ..store.resources import StoreResource
-from ..users import users_partitions
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ def load_view(folder: str) -> GraphView:
 
 
 @asset(partitions_def=users_partitions, group_name="editor", kinds={"parquet"},
-       io_manager_def=RunFolderIOManager())
+       io_manager_key=RUN_FOLDER_IO_MANAGER)
 def graph_snapshot(context: AssetExecutionContext, store: StoreResource) -> Snapshot:
     """One user's whole graph (every version and edge) exported to Parquet for this run."""
     user_id = context.partition_key

@@ -7,7 +7,7 @@ from pydantic import PrivateAttr
 from dualmem_core import Store, open_store
 from dualmem_core.store import DEFAULT_DIMENSION
 
-from ..env import from_env
+from ...env import from_env
 
 
 class StoreResource(ConfigurableResource):

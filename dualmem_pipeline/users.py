@@ -35,7 +35,8 @@ def usable_partition_key(user_id: str) -> bool:
 
 def one_run_per_user(instance: DagsterInstance) -> bool:
     """Whether the instance queues a user's second run behind the first (``dagster.yaml``'s
-    run_queue): Dagster reads that file from DAGSTER_HOME when it is set, not from this folder."""
+    ``concurrency: runs:``, or the older ``run_queue:``): Dagster reads that file from DAGSTER_HOME
+    when it is set, not from this folder."""
     try:
         limits = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits
     except Exception:  # no run queue at all (another run coordinator): no such limit either
@@ -54,7 +55,7 @@ def sync_partitions(instance: DagsterInstance, user_ids: list[str]) -> list[str]
 
 
 def main() -> int:
-    """``python -m dualmem_pipeline.defs.users``: the sensor's partitions, added now, to the instance
+    """``python -m dualmem_pipeline.users``: the sensor's partitions, added now, to the instance
     in DAGSTER_HOME, for ``dagster asset materialize --partition <user>`` before any sensor tick.
     (Without DAGSTER_HOME, ``dagster dev`` keeps its instance in a folder deleted at exit: there is
     nothing to add to, and the sensor's first tick does it.)"""
