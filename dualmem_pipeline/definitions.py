@@ -10,10 +10,17 @@ from pathlib import Path
 
 import dagster as dg
 
+PACKAGE = Path(__file__).parent
+
 
 def build_definitions() -> dg.Definitions:
     """Everything under ``defs/``, with resources read from the environment as it is now."""
-    return dg.load_from_defs_folder(path_within_project=Path(__file__).parent)
+    if (PACKAGE.parent / "pyproject.toml").is_file():  # a checkout or an editable install
+        return dg.load_from_defs_folder(path_within_project=PACKAGE)
+    # An installed wheel carries no pyproject.toml to name the defs folder: load the module.
+    from . import defs as defs_module
+
+    return dg.load_defs(defs_root=defs_module)
 
 
 @dg.definitions

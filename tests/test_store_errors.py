@@ -117,7 +117,7 @@ def test_bad_user_ids_are_refused(store, bad):
                                  "u\u200b1"])
 def test_user_ids_a_frontend_cannot_carry_are_refused_not_stripped(store, bad):
     from dualmem_core import Writer
-    from dualmem_pipeline.defs.users import usable_partition_key
+    from dualmem_pipeline.users import usable_partition_key
 
     for call in (lambda: Writer(store).remember("I live in Lisbon.", user_id=bad),
                  lambda: store.vector_search(vec(1), SearchFilter(bad), 5)):
