@@ -48,6 +48,27 @@ def test_a_run_publishes_once_and_a_rerun_is_empty(store, user):
     assert (record.run_id, record.counts, record.operations) == (run.run_id, run.counts, run.operations)
 
 
+def test_publish_applies_the_change_set_it_is_given(store, user):
+    """The pipeline's publish hands over the change set its checks examined: that one is applied,
+    as it is, and one of another run or user is refused."""
+    from dualmem_core.editor import combine
+    from dualmem_core.store import changes as ch
+
+    tell(Writer(store), user, "I live in Seattle.", "I moved to Denver.")
+    editor, view = Editor(store), GraphView(store.export_graph(user))
+    results, run_id = run_all(view, EditorConfig(), Judge(None)), new_run_id()
+    examined = combine(view, results, run_id)
+    assert examined.operations
+    with pytest.raises(InvalidInput, match="not run"):
+        editor.publish(view, results, run_id, changes=ch.ChangeSet(user, new_run_id(), examined.operations))
+    before = fingerprint(store, user)
+    kept_back = editor.publish(view, results, run_id, changes=ch.ChangeSet(user, run_id, []))
+    assert kept_back.operations == 0 and fingerprint(store, user) == before
+    other = new_run_id()
+    run = editor.publish(view, results, other, changes=combine(view, results, other))
+    assert run.operations == len(examined.operations) and fingerprint(store, user) != before
+
+
 def test_publishing_the_same_run_twice_applies_it_once(store, user):
     tell(Writer(store), user, "I live in Seattle.", "I moved to Denver.")
     editor, view = Editor(store), GraphView(store.export_graph(user))

@@ -37,7 +37,7 @@ from dualmem_core.store import changes as ch
 from dualmem_core.store.snapshot import graph_to_tables, read_snapshot
 from dualmem_core.timeutil import FAR_FUTURE
 from dualmem_pipeline.definitions import build_definitions
-from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, same, stage_assets, text_of
+from dualmem_pipeline.defs.editor.assets import TEXT_CHARS, change_set, publish, stage_assets, text_of
 from dualmem_pipeline.defs.editor.checks import change_set_invariants
 from dualmem_pipeline.defs.editor.schedules import nightly_editor_schedule
 from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
@@ -368,23 +368,6 @@ def test_the_rollback_job_restores_the_graph_exactly(instance, sqlite_url, launc
     assert not [e for e in after["edges"].to_pylist() if e["created_by"] == run_id]
     [observation] = [e for e in result.all_events if e.event_type_value == "ASSET_OBSERVATION"]
     assert observation.event_specific_data.asset_observation.metadata["rolled_back_run_id"].value == run_id
-
-
-def test_publish_compares_change_sets_field_by_field_embeddings_included():
-    """publish refuses a change set other than the one the checks examined: that comparison."""
-    import numpy as np
-
-    from dualmem_core.store.models import MemoryVersion
-
-    def changes(embedding, text="user lives in Portland"):
-        version = MemoryVersion("m1", "u1", text, datetime(2026, 3, 2, tzinfo=UTC), id="v2",
-                                embedding=np.array(embedding, dtype=np.float32))
-        return ch.ChangeSet("u1", "r1", [ch.CloseVersion("v1", group="g"), ch.AddVersion(version, group="g")])
-
-    assert same(changes([0.5, 0.25]), changes([0.5, 0.25]))
-    assert not same(changes([0.5, 0.25]), changes([0.5, 0.5]))
-    assert not same(changes([0.5, 0.25]), changes([0.5, 0.25], text="user lives in Seattle"))
-    assert not same(changes([0.5, 0.25]), ch.ChangeSet("u1", "r1", []))
 
 
 def test_a_rollback_for_one_users_partition_refuses_another_users_run(instance, sqlite_url):

@@ -146,14 +146,17 @@ class Editor:
         *,
         started_at: datetime | None = None,
         snapshot: str | None = None,
+        changes: ch.ChangeSet | None = None,
     ) -> EditorRun:
         """Apply the stages' combined change set in one transaction (or nothing, if empty).
 
         For stages run elsewhere (Dagster's assets): ``started_at`` is when the run's snapshot
-        was taken, so the recorded duration covers the whole run.
+        was taken, so the recorded duration covers the whole run; ``changes`` is the change set
+        already combined from ``results`` (the one the pipeline's checks examined), applied as
+        it is instead of being combined again.
         """
         with self._exclusive(view.user_id) as lease:
-            return self._publish(view, results, run_id, started_at, snapshot, lease)
+            return self._publish(view, results, run_id, started_at, snapshot, lease, changes=changes)
 
     def _publish(
         self,
@@ -164,8 +167,13 @@ class Editor:
         snapshot: str | None,
         lease: HeldLease,
         failure_kinds: dict[str, int] | None = None,  # by kind, when the stages ran here
+        changes: ch.ChangeSet | None = None,
     ) -> EditorRun:
-        changes = combine(view, results, run_id)
+        if changes is None:
+            changes = combine(view, results, run_id)
+        elif changes.run_id != run_id or changes.user_id != view.user_id:
+            raise InvalidInput(f"the change set is run {changes.run_id} of user {changes.user_id}, "
+                               f"not run {run_id} of user {view.user_id}")
         if len(changes.operations) > self.config.max_operations:
             raise InvalidInput(
                 f"run {run_id} has {len(changes.operations)} operations, more than "
