@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dualmem_core.writer import predicates
+from dualmem_core.vocab import predicates
 from dualmem_core.writer.extract_rules import RuleExtractor
 from dualmem_core.writer.facts import Extractor, Fact, Message
 

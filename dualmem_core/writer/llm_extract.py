@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from ..errors import CacheMiss, DualmemError
 from ..prompts import extract_facts as prompt
 from ..providers.llm import LLM, Usage, failure_kind
-from . import predicates
+from ..vocab import predicates
 from .facts import Extractor, Fact, Message
 
 log = logging.getLogger(__name__)

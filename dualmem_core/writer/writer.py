@@ -37,7 +37,7 @@ from ..store.forgetting import ForgetReceipt
 from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_stored_user_id, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
-from . import predicates
+from ..vocab import predicates
 from .discourse import Discourse, SessionContexts
 from .facts import Extractor, Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages

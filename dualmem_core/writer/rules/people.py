@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from ...vocab.relations import PETS, is_plural_relation, relation_of
 from .base import Builder, Context, Draft, Rule, rule
 from .clauses import NAME
 from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text
-from .lexicon import PETS, is_demonym, is_plural_relation, job_head, relation_of
+from .lexicon import is_demonym, job_head
 from .objects import proper_run
 
 _V_HAVE_PET = (
