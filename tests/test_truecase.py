@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 import pytest
 
 from dualmem_core import Writer, open_store
-from dualmem_core.writer.discourse import SessionContexts
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
+from dualmem_core.writer.extractors.rules.text import break_run_on, split_sentences
+from dualmem_core.writer.extractors.rules.truecase import learn_names, restore_case, typed_lowercase
 from dualmem_core.writer.facts import Message
-from dualmem_core.writer.rules.text import break_run_on, split_sentences
-from dualmem_core.writer.rules.truecase import learn_names, restore_case, typed_lowercase
+from dualmem_core.writer.sessions import SessionContexts
 
 AT = datetime(2026, 5, 4, 9, tzinfo=UTC)
 

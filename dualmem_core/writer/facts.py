@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
 
 
 @dataclass(slots=True)
@@ -55,6 +54,3 @@ def mentioned_entities(fact: Fact) -> list[tuple[str, str]]:
             found.append((name, kind))
     return found
 
-
-class Extractor(Protocol):
-    def extract(self, message: Message) -> list[Fact]: ...

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ...vocab.relations import relation_pattern
-from .. import dates
+from ....vocab.relations import relation_pattern
+from . import dates
 from .base import Builder, Context, Draft, items
 from .clauses import NAME
 from .lexicon import pet_pattern

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ...vocab.relations import PETS
+from ....vocab.relations import PETS
 
 # Occupation head nouns. "I'm a <modifiers> <head>" is a job only when the head is listed here.
 JOBS = frozenset(

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from ...vocab.predicates import favourite_predicate
-from ...vocab.relations import NOT_NAMES, relation_of, relation_pattern
-from .. import dates
+from ....vocab.predicates import favourite_predicate
+from ....vocab.relations import NOT_NAMES, relation_of, relation_pattern
+from . import dates
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
 from .common import NUMBER, count_text

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from ...vocab import relations
+from ....vocab import relations
 from . import lexicon
 
 _LETTER = re.compile(r"[^\W\d_]")
