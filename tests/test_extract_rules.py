@@ -593,7 +593,7 @@ if __name__ == "__main__":
 
 def test_normalize_skips_only_replacements_that_cannot_apply() -> None:
     """The literal gates in normalize() change nothing: same text as running every replacement."""
-    from dualmem_core.writer.extractors.rules import text as T
+    from dualmem_core.writer.extractors.rules import preprocess as T
 
     def every_replacement(s: str) -> str:
         s = s.replace("\u00a0", " ")

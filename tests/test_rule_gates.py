@@ -20,7 +20,7 @@ from dualmem_core.evaluation.fixture import load_fixture
 from dualmem_core.writer.extractors import rules as rules_package
 from dualmem_core.writer.extractors.rules import dates, gates
 from dualmem_core.writer.extractors.rules.patterns import VERB_RULES
-from dualmem_core.writer.extractors.rules.text import normalize
+from dualmem_core.writer.extractors.rules.preprocess import normalize
 
 
 def _starts(pattern: str, flags: int = 0) -> str | None:

@@ -72,7 +72,7 @@ from .config import EditorConfig
 from .decisions import Decision, Revise, edge
 from .judge import Judge
 from .stints import ended
-from .text import features
+from .text_features import features
 from .view import SELF, GraphView, object_key
 
 STAGE = "supersede"

@@ -2,7 +2,7 @@
 
 Shared vocabulary: the rule extractor reads "my sister Lena" by these nouns, recall lists them as
 the words a fact of a predicate is stated in (``statement_words.py``), and the Editor links
-"Lena" to "user's sister" by them (``editor/mentions.py``, ``editor/restated.py``). They live
+"Lena" to "user's sister" by them (``editor/mention_links.py``, ``editor/restated.py``). They live
 here so that recall and the Editor need no part of the rule extractor.
 """
 

@@ -33,10 +33,10 @@ from .base import Context, Draft
 from .clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
 from .discourse import TEMPORARY, answer_statement
 from .gates import prefiltered
-from .mentions import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
+from .noun_phrases import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
 from .objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .patterns import match_verb_rules
-from .text import (
+from .preprocess import (
     COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,

@@ -191,7 +191,7 @@ Washington DC|Washington D.C.|DC|the Bay Area|Bay Area|Silicon Valley|Hawaii|Mau
     if p
 )
 # Texting's particles: discourse, not content. At a clause's end they belong to no fact ("im
-# nadia btw", "living in leeds atm": ``text._TRAILING``), and none is a name (``truecase``).
+# nadia btw", "living in leeds atm": ``preprocess._TRAILING``), and none is a name (``truecase``).
 TEXTING_PARTICLES = frozenset("btw tbh atm rn imo ngl tho fr".split())
 
 

@@ -244,7 +244,7 @@ _MORE_PETS = re.compile(
 
 def _named_is_a_pet(m: re.Match[str], ctx: Context) -> list[Draft]:
     """"Bracken came with us, he's a border terrier": a named one (said by name or "he"/"she")
-    who is a dog is the speaker's pet, as "Bracken is my dog" says (``mentions._PET_IS``)."""
+    who is a dog is the speaker's pet, as "Bracken is my dog" says (``noun_phrases._PET_IS``)."""
     name = ctx.subject.name
     if ctx.subject.kind != "person" or ctx.aspect.negated or "'s" in name or not re.match(NAME + "$", name):
         return []
