@@ -5,14 +5,14 @@ latte over" and never "pet". When the question's reading (``writer/intent.py``) 
 it asks for, recall searches the user's messages once more for these words as well (``writer/recall.py``,
 the cue list), so a message whose facts the extractor missed can still be found by what it is
 about. The words are plain English forms (the full-text indexes stem them: "moved" finds
-"move"); the relation and pet nouns are the ones the extractor reads (``relations.py``), so the
+"move"); the relation and pet nouns are the ones the extractor reads (``relation_words.py``), so the
 two stay in step.
 """
 
 from __future__ import annotations
 
 from .predicates import FAVOURITE_PREFIX
-from .relations import PETS, RELATIONS
+from .relation_words import PETS, RELATIONS
 
 _BY_RELATION: dict[str, list[str]] = {}
 for _noun, _predicate in RELATIONS.items():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ....vocab.relations import NOT_NAMES, RELATIONS, is_plural_relation, relation_of, relation_pattern
+from ....vocab.relation_words import NOT_NAMES, RELATIONS, is_plural_relation, relation_of, relation_pattern
 from .gates import admits, first_chars, prefiltered
 from .lexicon import pet_pattern
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....vocab.relations import relation_pattern
+from ....vocab.relation_words import relation_pattern
 from . import dates
 from .base import Builder, Context, Draft, items
 from .clauses import NAME

@@ -1,7 +1,7 @@
 """Word lists the rules consult: occupations, languages, places, possessions, pastimes.
 
 The relation and pet nouns and the capitalised words that are no names live in
-``dualmem_core.vocab.relations``, shared with recall and the Editor.
+``dualmem_core.vocab.relation_words``, shared with recall and the Editor.
 
 The lists are closed on purpose where a wrong guess would be costly ("I'm a <job>": an open list
 would turn "I'm a morning person" into a job) and suffix-based where the class is open.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ....vocab.relations import PETS
+from ....vocab.relation_words import PETS
 
 # Occupation head nouns. "I'm a <modifiers> <head>" is a job only when the head is listed here.
 JOBS = frozenset(

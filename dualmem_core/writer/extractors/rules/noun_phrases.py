@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ....vocab.predicates import favourite_predicate
-from ....vocab.relations import NOT_NAMES, relation_of, relation_pattern
+from ....vocab.relation_words import NOT_NAMES, relation_of, relation_pattern
 from . import dates
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject

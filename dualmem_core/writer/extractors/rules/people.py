@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....vocab.relations import PETS, is_plural_relation, relation_of
+from ....vocab.relation_words import PETS, is_plural_relation, relation_of
 from .base import Builder, Context, Draft, Rule, rule
 from .clauses import NAME
 from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ....vocab.relations import NOT_NAMES, relation_of
+from ....vocab.relation_words import NOT_NAMES, relation_of
 from .clauses import DROPPED
 from .gates import prefiltered
 from .lexicon import TEXTING_PARTICLES, job_head

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....vocab.relations import PETS
+from ....vocab.relation_words import PETS
 from .base import Context, Draft, Rule, items, rule
 from .common import BE, article, subject_text
 from .lexicon import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....vocab.relations import RELATIONS
+from ....vocab.relation_words import RELATIONS
 from .base import Context, Draft, Rule, items, rule
 from .common import BE, article, simple, subject_text
 from .lexicon import HOBBY_AGENTS, is_place, is_school, job_head
