@@ -15,10 +15,10 @@ The ``corpus`` part is the hand-written development corpus ``fixtures/extraction
 labelled triples and precision of what is extracted. ``all`` prints the three tables, the held-out one
 as a summary only, and the mean extraction time per message.
 
-Each fixture session is read in order with its discourse context (``writer/discourse.py``), as the
-Writer reads it; ``--alone`` reads every message by itself for comparison. The ``dialogues`` part is
-the hand-written multi-message corpus ``fixtures/extraction/dialogues.jsonl``
-(``benchmarks/extraction_dialogues.py``), read both ways.
+Each fixture session is read in order with its discourse context
+(``writer/extractors/rules/discourse.py``), as the Writer reads it; ``--alone`` reads every message
+by itself for comparison. The ``dialogues`` part is the hand-written multi-message corpus
+``fixtures/extraction/dialogues.jsonl`` (``benchmarks/extraction_dialogues.py``), read both ways.
 
 Run:  python -m benchmarks.extraction [--part tune|heldout|corpus|dialogues|all] [--alone]
       [--misses] [--extra]
@@ -34,10 +34,10 @@ from collections import Counter
 from benchmarks import extraction_corpus, extraction_dialogues
 from dualmem_core.evaluation.fixture import GoldFact, load_fixture
 from dualmem_core.evaluation.metrics import said_in
-from dualmem_core.writer.discourse import SessionContexts
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.inputs import to_messages
+from dualmem_core.writer.sessions import SessionContexts
 from dualmem_core.writer.writer import WriterConfig
 
 UNJUDGED = {"plans", "event"}

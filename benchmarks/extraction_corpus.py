@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "extraction" / "statements.jsonl"

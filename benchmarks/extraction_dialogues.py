@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.extraction_corpus import SAID_AT, Expected, Score, _expected
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 
 DIALOGUES = Path(__file__).resolve().parent.parent / "fixtures" / "extraction" / "dialogues.jsonl"

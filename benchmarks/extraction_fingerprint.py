@@ -37,7 +37,7 @@ from pathlib import Path
 
 from benchmarks import extraction_corpus
 from dualmem_core.evaluation.fixture import load_fixture
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from benchmarks import extraction_corpus, extraction_fingerprint
 from dualmem_core.evaluation.fixture import load_fixture
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Message
 
 WRITER_MESSAGES = 3000

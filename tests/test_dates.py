@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dualmem_core.writer import dates
-from dualmem_core.writer.dates import (
+from dualmem_core.writer.extractors.rules import dates
+from dualmem_core.writer.extractors.rules.dates import (
     add_months,
     add_years,
     find_time_expressions,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dualmem_core import Writer, open_store
-from dualmem_core.writer import dates
+from dualmem_core.writer.extractors.rules import dates
 
 
 def d(year: int, month: int, day: int) -> datetime:

@@ -13,7 +13,7 @@ import pytest
 from dualmem_core.errors import InvalidInput
 from dualmem_core.evaluation import load_fixture
 from dualmem_core.evaluation.fixture import DEFAULT_FOLDER, Fixture
-from dualmem_core.writer import predicates
+from dualmem_core.vocab import predicates
 
 PARTS = ("tune", "dev", "heldout")
 

@@ -15,9 +15,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from benchmarks import extraction_dialogues
-from dualmem_core.writer.discourse import Discourse, SessionContexts, answer_statement, read_question
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.discourse import answer_statement, read_question
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
+from dualmem_core.writer.sessions import Discourse, SessionContexts
 from dualmem_core.writer.writer import Writer
 
 NOW = datetime(2025, 6, 15, 12, 0, tzinfo=UTC)

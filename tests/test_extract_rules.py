@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from dualmem_core.writer import predicates
-from dualmem_core.writer.extract_rules import RuleExtractor
-from dualmem_core.writer.facts import Extractor, Fact, Message
+from dualmem_core.vocab import predicates
+from dualmem_core.writer.extractors.base import Extractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
+from dualmem_core.writer.facts import Fact, Message
 
 NOW = datetime(2024, 6, 15, 14, 30, tzinfo=UTC)
 EXTRACTOR = RuleExtractor()
@@ -470,9 +471,10 @@ def test_every_fact_uses_a_known_predicate_and_names_its_rule() -> None:
             assert 0 < fact.confidence <= 1
 
 
-def test_rule_extractor_satisfies_the_protocol() -> None:
+def test_rule_extractor_satisfies_the_interface() -> None:
     extractor: Extractor = RuleExtractor()
-    assert extractor.extract(Message("I live in Oslo.", NOW)) != []
+    assert isinstance(extractor, Extractor)
+    assert extractor.extract_batch([Message("I live in Oslo.", NOW)]).facts[0] != []
 
 
 def test_objects_are_trimmed_of_time_and_filler() -> None:
@@ -591,7 +593,7 @@ if __name__ == "__main__":
 
 def test_normalize_skips_only_replacements_that_cannot_apply() -> None:
     """The literal gates in normalize() change nothing: same text as running every replacement."""
-    from dualmem_core.writer.rules import text as T
+    from dualmem_core.writer.extractors.rules import preprocess as T
 
     def every_replacement(s: str) -> str:
         s = s.replace("\u00a0", " ")
@@ -881,8 +883,8 @@ def test_breaking_up_with_the_one_named_beside_the_speaker_ends_them():
 def test_time_cutting_keeps_the_single_rewrite_semantics() -> None:
     """``_without_times`` skips its blank and dangling-word rewrites when they would change nothing;
     the answer must stay the one the unconditional rewrites give."""
-    from dualmem_core.writer import dates as dates_module
-    from dualmem_core.writer import extract_rules as er
+    from dualmem_core.writer.extractors.rules import dates as dates_module
+    from dualmem_core.writer.extractors.rules import extractor as er
 
     def reference(vp: str, now: datetime, prefer_future: bool | None) -> str:
         out = vp

@@ -15,8 +15,8 @@ import pytest
 from dualmem_core.errors import CacheMiss, ProviderError
 from dualmem_core.providers.cache import ProviderCache
 from dualmem_core.providers.llm import CachedLLM, LLMReply
+from dualmem_core.writer.extractors.llm import LLMExtractor
 from dualmem_core.writer.facts import Fact, Message
-from dualmem_core.writer.llm_extract import LLMExtractor
 from dualmem_core.writer.writer import Writer
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "llm" / "extract_facts_handwritten.json"

@@ -1,6 +1,6 @@
 """Asked about the present, a message telling a change of a thing ranks above the earlier hits
 naming that thing, with no Editor run: recall reads the change words itself
-(``writer/changes.py``). Through the real Writer on both stores."""
+(``vocab/changes.py``). Through the real Writer on both stores."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer
-from dualmem_core.writer.changes import changed_things, root
+from dualmem_core.vocab.changes import changed_things, root
 
 T = datetime(2026, 1, 5, 9, tzinfo=UTC)
 BEFORE = "ok. I'm on my fourth coffee of the day and it's 2:45, I love coffee an unhealthy amount"

@@ -71,7 +71,7 @@ def test_a_question_about_the_present_finds_the_message_in_the_words_its_facts_a
 
 
 def test_statement_words_come_from_the_extractors_lexicon():
-    from dualmem_core.writer.statement_words import statement_words
+    from dualmem_core.vocab.statement_words import statement_words
 
     pets, kids = statement_words(["pet"]).split(), statement_words(["child"]).split()
     assert {"cat", "dog", "puppy", "adopted"} <= set(pets) and len(pets) == len(set(pets))

@@ -21,7 +21,7 @@ from loopback_json import LoopbackJSON
 from dualmem_core import Editor, Writer
 from dualmem_core.editor import EditorConfig
 from dualmem_core.providers.llm import OpenAILLM
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Message
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)

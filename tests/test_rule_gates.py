@@ -1,4 +1,4 @@
-"""The speed gates in front of the extractor's regexes (``dualmem_core/writer/rules/gates.py``).
+"""The speed gates in front of the extractor's regexes (``dualmem_core/writer/extractors/rules/gates.py``).
 
 A gate may only skip a pattern that cannot match: these tests check the analysis on patterns built
 to be awkward (optional prefixes, case folding, alternations, lookarounds), then check every gated
@@ -17,11 +17,10 @@ import pytest
 
 from benchmarks import extraction_corpus, extraction_fingerprint
 from dualmem_core.evaluation.fixture import load_fixture
-from dualmem_core.writer import dates
-from dualmem_core.writer import rules as rules_package
-from dualmem_core.writer.rules import gates
-from dualmem_core.writer.rules.patterns import VERB_RULES
-from dualmem_core.writer.rules.text import normalize
+from dualmem_core.writer.extractors import rules as rules_package
+from dualmem_core.writer.extractors.rules import dates, gates
+from dualmem_core.writer.extractors.rules.patterns import VERB_RULES
+from dualmem_core.writer.extractors.rules.preprocess import normalize
 
 
 def _starts(pattern: str, flags: int = 0) -> str | None:
@@ -76,8 +75,8 @@ def test_prefiltered_pattern_answers_like_the_pattern() -> None:
 
 def _gated_patterns() -> list[tuple[str, re.Pattern[str], gates.Prefiltered]]:
     found = []
-    modules = [importlib.import_module("dualmem_core.writer.dates"),
-               importlib.import_module("dualmem_core.writer.extract_rules")]
+    modules = [importlib.import_module("dualmem_core.writer.extractors.rules.dates"),
+               importlib.import_module("dualmem_core.writer.extractors.rules.extractor")]
     modules += [importlib.import_module(f"{rules_package.__name__}.{m.name}")
                 for m in pkgutil.iter_modules(rules_package.__path__)]
     for module in modules:
@@ -156,7 +155,7 @@ def test_ascii_twins_find_what_their_patterns_find(phrases: list[str]) -> None:
 
 
 def test_every_auxiliary_pattern_is_let_through_when_it_matches(phrases: list[str]) -> None:
-    from dualmem_core.writer.rules import clauses
+    from dualmem_core.writer.extractors.rules import clauses
 
     patterns = (clauses._USED_TO, clauses._NO_LONGER, clauses._DO_NOT, clauses._DO_EMPHATIC, clauses._NOT,
                 clauses._WILL, clauses._GOING_TO, clauses._WOULD_LOVE_TO, clauses._MODAL, clauses._HAVE_TO,
@@ -170,7 +169,7 @@ def test_every_auxiliary_pattern_is_let_through_when_it_matches(phrases: list[st
 
 
 def test_every_verb_rule_needs_a_string_its_matches_hold(phrases: list[str]) -> None:
-    from dualmem_core.writer.rules import patterns
+    from dualmem_core.writer.extractors.rules import patterns
 
     gated = 0
     for index, rule in enumerate(VERB_RULES):

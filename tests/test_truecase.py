@@ -1,7 +1,7 @@
 """Messages as people type them: all in lower case, or run together with no stops.
 
 The rule extractor reads names by their capitals and clauses by their stops; ``rules/truecase.py``
-gives a lower-case message its capitals back and ``rules/text.py: break_run_on`` splits a long
+gives a lower-case message its capitals back and ``rules/preprocess.py: break_run_on`` splits a long
 sentence where a new subject begins. These check both on sentences written for this file, and
 that the extractor then reads the typed forms as it reads the edited ones.
 """
@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 import pytest
 
 from dualmem_core import Writer, open_store
-from dualmem_core.writer.discourse import SessionContexts
-from dualmem_core.writer.extract_rules import RuleExtractor
+from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
+from dualmem_core.writer.extractors.rules.preprocess import break_run_on, split_sentences
+from dualmem_core.writer.extractors.rules.truecase import learn_names, restore_case, typed_lowercase
 from dualmem_core.writer.facts import Message
-from dualmem_core.writer.rules.text import break_run_on, split_sentences
-from dualmem_core.writer.rules.truecase import learn_names, restore_case, typed_lowercase
+from dualmem_core.writer.sessions import SessionContexts
 
 AT = datetime(2026, 5, 4, 9, tzinfo=UTC)
 

@@ -14,20 +14,21 @@ from dualmem_core import InvalidInput, NotFound
 from dualmem_core.store import EdgeType, SearchFilter
 from dualmem_core.store import changes as ch
 from dualmem_core.store.models import MemoryVersion
+from dualmem_core.writer.extractors.base import Extraction, Extractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.writer import Writer
 
 T = datetime(2026, 3, 2, 18, 0, tzinfo=UTC)
 
 
-class ScriptedExtractor:
+class ScriptedExtractor(Extractor):
     """Returns the hand-written facts listed for a message's exact text, else none."""
 
     def __init__(self, script: dict[str, list[Fact]]):
         self.script = script
 
-    def extract(self, message: Message) -> list[Fact]:
-        return list(self.script.get(message.text, []))
+    def extract_batch(self, messages: list[Message], context=None) -> Extraction:
+        return Extraction([list(self.script.get(m.text, [])) for m in messages])
 
 
 MOVE = "I moved to Portland last week."

@@ -29,7 +29,7 @@ from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge
 from .stints import fact_slots, stints
-from .text import TextFeatures, conflict, features, jaccard
+from .text_features import TextFeatures, conflict, features, jaccard
 from .view import GraphView, object_key
 
 STAGE = "dedupe"

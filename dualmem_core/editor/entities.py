@@ -28,7 +28,7 @@ from ..store import EdgeType
 from .config import EditorConfig
 from .decisions import Decision, StageResult, edge
 from .judge import Judge
-from .mentions import link_mentions
+from .mention_links import link_mentions
 from .stints import initials
 from .view import SELF, GraphView, follow, object_key
 

@@ -28,7 +28,7 @@ said, a ``SUPERSEDES`` edge with the evidence): recall ranks it below its succes
   such words, and those telling the same slot: never all pairs.
 
 *A change* is a small, general list of words marking a change or an end (``STRONG``, in
-``writer/changes.py``, which recall reads too); "new", "now" and "since" are ``WEAK`` (as often
+``vocab/changes.py``, which recall reads too); "new", "now" and "since" are ``WEAK`` (as often
 no change at all) and prove a change only with a single-valued fact beside them, else the pair
 is unproven. A word of addition ("a second cat", "pottery too", "another") marks a multi-valued
 thing growing: it never supersedes.
@@ -66,13 +66,13 @@ from datetime import datetime
 from ..store import EdgeType
 from ..store.models import WRITER
 from ..timeutil import FAR_FUTURE
-from ..writer import predicates
-from ..writer.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, clauses_of, stem, windows
+from ..vocab import predicates
+from ..vocab.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, clauses_of, stem, windows
 from .config import EditorConfig
 from .decisions import Decision, Revise, edge
 from .judge import Judge
 from .stints import ended
-from .text import features
+from .text_features import features
 from .view import SELF, GraphView, object_key
 
 STAGE = "supersede"

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..store import EdgeType
 from ..store import changes as ch
-from ..writer.rules.lexicon import relation_of
+from ..vocab.relation_words import relation_of
 from .decisions import Decision, Revise, StageResult, edge
 from .view import SELF, GraphView, follow, object_key, subject_key
 

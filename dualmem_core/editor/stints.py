@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from ..timeutil import EARLIEST
-from ..writer import predicates
+from ..vocab import predicates
 from .view import GraphView, object_key
 
 Interval = tuple[datetime, datetime]

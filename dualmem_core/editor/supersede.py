@@ -2,7 +2,7 @@
 
 Facts are grouped by subject and predicate (the user's own name counts as "user"). For a
 single-valued predicate (lives in, works at, spouse, age, favourite X: see
-``writer/predicates.py``) the facts of a group, ordered by when they became true, form a chain:
+``vocab/predicates.py``) the facts of a group, ordered by when they became true, form a chain:
 each run of the same value is ended where the next value begins, gets status ``superseded``
 and a ``SUPERSEDES`` edge from the fact that replaced it. The chain is recomputed from the
 Writer's own valid times, joined over a fact's repeats (its ``DUPLICATE_OF`` copies: "my last
@@ -29,7 +29,7 @@ from collections import defaultdict
 from ..store import EdgeType
 from ..store import changes as ch
 from ..store.models import WRITER
-from ..writer import predicates
+from ..vocab import predicates
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge

@@ -91,11 +91,11 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     its session's discourse context when the extractor reads one, assistant turns heard.
     """
     from dualmem_core.evaluation.fixture import load_fixture
-    from dualmem_core.writer.discourse import SessionContexts
-    from dualmem_core.writer.extract_rules import RuleExtractor
+    from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
     from dualmem_core.writer.self_names import SELF_PREDICATES, about_user, longest_first
+    from dualmem_core.writer.sessions import SessionContexts
     from dualmem_core.writer.writer import WriterConfig
 
     fixture = load_fixture(folder)

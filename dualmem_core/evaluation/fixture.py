@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from dualmem_core.errors import InvalidInput
-from dualmem_core.writer import predicates
+from dualmem_core.vocab import predicates
 
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "eval"
 CONVERSATIONS = "conversations.jsonl"
@@ -315,7 +315,7 @@ def _read_gold(path: Path, messages: list[Message]) -> Fixture:
         pred = item["predicate"]
         if not predicates.is_known(pred) or predicates.canonical(pred) != pred:
             raise InvalidInput(
-                f"{where}: predicate {pred!r} is not a canonical name of dualmem_core/writer/predicates.py"
+                f"{where}: predicate {pred!r} is not a canonical name of dualmem_core/vocab/predicates.py"
             )
         obj = item["object"]
         if not any(obj.casefold() in t.casefold() for t in texts):

@@ -27,7 +27,7 @@ from ..editor.view import follow
 from ..store import EdgeType, UserGraph
 from ..store.models import normalize_text
 from ..timeutil import FAR_FUTURE
-from ..writer.predicates import canonical
+from ..vocab.predicates import canonical
 from .fixture import Fixture, GoldFact, Question
 
 

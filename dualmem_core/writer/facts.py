@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
 
 
 @dataclass(slots=True)
@@ -28,7 +27,7 @@ class Fact:
 
     text: str  # short standalone third-person statement, e.g. "Maya lives in Portland"
     subject: str  # resolved: first person becomes the speaker ("user", "Maya"), relatives "user's mom"
-    predicate: str  # a name from ``predicates.py``
+    predicate: str  # a name from ``vocab/predicates.py``
     object: str  # the cleaned value: "Portland", "Acme Corp", a pet's name
     valid_from: datetime | None = None  # None: unknown, the caller uses the message time
     valid_to: datetime | None = None  # set when the message says or implies it ended
@@ -55,6 +54,3 @@ def mentioned_entities(fact: Fact) -> list[tuple[str, str]]:
             found.append((name, kind))
     return found
 
-
-class Extractor(Protocol):
-    def extract(self, message: Message) -> list[Fact]: ...

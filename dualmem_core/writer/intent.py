@@ -3,8 +3,8 @@
 Recall ranks by meaning and words, which finds memories *near* a question; a question about a
 person's facts ("Where does she work these days?") is answered by the facts of one predicate
 (``works_at``), and a store of triples can say exactly which those are. ``read_question`` maps
-everyday question wording onto the predicate vocabulary (``predicates.py``) with cue words per
-predicate (``question_cues.py``), written for English in general, not for one conversation. It
+everyday question wording onto the predicate vocabulary (``vocab/predicates.py``) with cue words per
+predicate (``vocab/question_cues.py``), written for English in general, not for one conversation. It
 also says which other people the question names, and which relations it goes through ("where
 does her mum live?": the ``lives_in`` facts of the person the user's ``parent`` fact names), so
 recall can tell the user's facts from theirs.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import question_cues as q
-from .predicates import FAVOURITE_PREFIX, favourite_predicate
+from ..vocab import question_cues as q
+from ..vocab.predicates import FAVOURITE_PREFIX, favourite_predicate
 
 # Relations to another person (or a pet): a question can ask for the relation itself ("who is her
 # sister?") or go through it to that person's facts ("where does her sister live?").

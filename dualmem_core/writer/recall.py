@@ -11,12 +11,13 @@ import numpy as np
 
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..timeutil import utcnow
-from . import changes, scoring
+from ..vocab import changes
+from ..vocab.predicates import canonical, is_single_valued
+from ..vocab.statement_words import statement_words
+from . import scoring
 from .intent import RELATIONS, Asked
-from .predicates import canonical, is_single_valued
 from .results import Hit
 from .search_text import speaker_of
-from .statement_words import statement_words
 
 SEEDS = 5  # best hits whose entities are expanded
 HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded

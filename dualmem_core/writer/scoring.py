@@ -5,7 +5,7 @@
                 + W_INTENT * intent (1 for a fact of the predicate asked about whom it asks, 0.5
                   for the relation fact that leads there: ``intent.py``; absent when unread)
                 + W_CUE * cue (a message's text match to the words the asked predicates are
-                  stated in, over the best match: ``statement_words.py``; present questions)
+                  stated in, over the best match: ``vocab/statement_words.py``; present questions)
     score     = relevance * (0.6 + 0.4 * confidence) * (0.6 + 0.4 * salience) * staleness
                 * (ASIDE for another person's fact of that predicate or the value set aside)
                 * (SPOKEN for a message said by a person the question names)

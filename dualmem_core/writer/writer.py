@@ -37,17 +37,18 @@ from ..store.forgetting import ForgetReceipt
 from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_stored_user_id, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
-from . import predicates
-from .discourse import Discourse, SessionContexts
-from .facts import Extractor, Fact, Message, mentioned_entities
+from ..vocab import predicates
+from .extractors import default_extractor
+from .extractors.base import Extractor
+from .facts import Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .intent import read_question
-from .llm_extract import LLMExtractor
 from .recall import recall as hybrid_recall
 from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 from .search_text import RecentTurns
 from .self_names import about_user, self_names
+from .sessions import Discourse, SessionContexts
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
 RECALLED_STATUSES = ("active", "superseded")
@@ -121,13 +122,7 @@ class Writer:
                 f"the embedder makes {self.embedder.dimension}-dimensional vectors but "
                 f"the store holds {store.dimension}; use a matching embedder"
             )
-        if extractor is None:
-            from .extract_rules import RuleExtractor
-
-            extractor = RuleExtractor()
-            if llm is not None:
-                extractor = LLMExtractor(llm, fallback=extractor)
-        self.extractor = extractor
+        self.extractor = extractor if extractor is not None else default_extractor(llm)
         self.config = config or WriterConfig()
         self.contexts = SessionContexts()  # per (user, session): what earlier messages left for the next
 
@@ -228,30 +223,20 @@ class Writer:
 
     def _extract(self, messages: list[InputMessage], result: RememberResult,
                  context: Discourse | None = None) -> list[list[Fact]]:
-        """Facts per message; an extractor that reads a batch (the LLM one) gets one call, and
-        says in ``result.extractor`` whether it answered or fell back to the rules, and why.
+        """Facts per message from one ``extract_batch`` call; an extractor that reports (the LLM
+        one) says in ``result.extractor`` whether it answered or fell back to the rules, and why.
         A context-reading extractor also hears the assistant's turns (their questions) and the session's
-        earlier messages (``discourse.py``); it is not asked for facts from them."""
+        earlier messages (``sessions.py``); it is not asked for facts from them."""
         roles = self.config.extract_roles
-        reads = getattr(self.extractor, "reads_context", False)
+        reads = self.extractor.reads_context
         mined = [i for i, m in enumerate(messages) if m.role in roles or (reads and m.role == "assistant")]
         inputs = [
             Message(messages[i].text, messages[i].at, messages[i].speaker, messages[i].role) for i in mined
         ]
-        reporting = getattr(self.extractor, "extract_batch", None)
-        batch_extract = getattr(self.extractor, "extract_many", None)
-        if reporting is not None:
-            extraction = reporting(inputs)
-            found = extraction.facts
-            if inputs:
-                fallback = extraction.fallback
-                result.extractor = "llm" if fallback is None else f"rules (LLM {fallback})"
-        elif reads:  # without a session, the batch alone is the conversation
-            found = self.extractor.extract_many(inputs, context=context)
-        elif batch_extract is not None:
-            found = batch_extract(inputs)
-        else:
-            found = [self.extractor.extract(m) for m in inputs]
+        extraction = self.extractor.extract_batch(inputs, context)
+        found = extraction.facts
+        if inputs and extraction.report is not None:
+            result.extractor = extraction.report
         facts: list[list[Fact]] = [[] for _ in messages]
         for index, extracted in zip(mined, found, strict=True):
             facts[index] = extracted if messages[index].role in roles else []

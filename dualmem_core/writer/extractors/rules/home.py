@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .. import dates
+from . import dates
 from .base import Builder, Context, Draft, Rule, items, rule
 from .common import BE, NUMBER
 from .lexicon import is_place, is_school

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from ..store.base import STOPWORDS
-from ..writer.changes import WORD
+from ..vocab.changes import WORD
 
 # "one", "once", "second" and "half" are left out: as often a pronoun or a unit as a count.
 _NUMBER_WORDS = frozenset(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from ....vocab import relation_words
 from . import lexicon
 
 _LETTER = re.compile(r"[^\W\d_]")
@@ -92,7 +93,7 @@ died passed lost won broke gave came went sat stood fell grew drew wrote read at
 married divorced retired graduated finished decided tried wanted needed loved hated asked stayed
 """.split()
 ) | frozenset("said says told texted phoned called messaged emailed rang turned turns".split()) | frozenset(
-    lexicon.RELATIONS) | frozenset(lexicon.PETS) | lexicon.JOBS | lexicon.NOT_NAMES | (
+    relation_words.RELATIONS) | frozenset(relation_words.PETS) | lexicon.JOBS | relation_words.NOT_NAMES | (
     lexicon.TEXTING_PARTICLES)
 # Words an organisation's name goes on with once it has begun ("kennedy high school").
 _ORG_WORDS = frozenset(
@@ -305,14 +306,14 @@ def _job_before(lower: list[str], i: int) -> bool:
     return lower[i] in lexicon.JOBS or any(lower[j] in ("a", "an") for j in range(max(0, i - 3), i))
 
 
-_PET_WORDS = frozenset(lexicon.PETS) | {p + "s" for p in lexicon.PETS}
+_PET_WORDS = frozenset(relation_words.PETS) | {p + "s" for p in relation_words.PETS}
 _RELATION_OR_PET: dict[str, bool] = {}  # word -> whether it is a relation or pet noun, as met
 
 
 def _relation_noun(word: str) -> bool:
     known = _RELATION_OR_PET.get(word)
     if known is None:
-        known = lexicon.relation_of(word) is not None or word in _PET_WORDS
+        known = relation_words.relation_of(word) is not None or word in _PET_WORDS
         if len(_RELATION_OR_PET) < 50_000:
             _RELATION_OR_PET[word] = known
     return known

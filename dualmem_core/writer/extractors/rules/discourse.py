@@ -2,8 +2,10 @@
 
 Chat spreads a fact over turns: "I adopted a puppy." / "His name is Biscuit."; "My sister got
 engaged." / "She lives in Leeds."; the assistant asks "Where are you based?" and the user says
-"Leeds, for now". ``Discourse`` keeps, per session, the few referents a following message may point
-back to, and the assistant's last question of a known kind. It is small and O(1) to update.
+"Leeds, for now". A session's ``Discourse`` (``writer/sessions.py``) keeps the few referents a
+following message may point back to, and the assistant's last question of a known kind; the
+functions here read and update it (``heard``, ``referent``, ``after``). It is small and O(1) to
+update.
 
 Precision first: a wrong ``lives_in`` later supersedes a right one. So a pronoun is resolved only
 when exactly one earlier referent fits its gender ("he" after two men, "she" after two women and
@@ -11,20 +13,15 @@ when exactly one earlier referent fits its gender ("he" after two men, "she" aft
 answer is read only right after a question whose kind is known, and only when it looks like an
 answer of that kind (a capitalised place for "where", a number for "how old", a job noun for
 "what do you do").
-
-``SessionContexts`` is the Writer's bounded cache of these, keyed by (user, session).
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
-from dataclasses import dataclass, field
 
-from .rules.text import bare_job
-from .rules.truecase import learn_names
-from .search_text import RecentTurns
+from ...sessions import Discourse, Question, Referent
+from .preprocess import bare_job
+from .truecase import learn_names
 
 _FEMALE = frozenset(
     "sister mum mom mother mam mummy mommy wife girlfriend fiancee fiancée aunt auntie niece daughter "
@@ -45,7 +42,6 @@ _YOUR_RELATIVE = re.compile(r"\byour\s+(?P<rel>[a-z]+)\b", re.I)
 _OWN_MOVE = re.compile(
     r"\b(?:I|we)(?:'ve| have|'re| are)?\s+(?:just\s+|finally\s+)?(?:moved|relocated|moving)\b", re.I
 )
-MAX_NAMES = 2000  # names known per user
 _FADE = 2  # user messages naming nobody after which earlier referents are forgotten
 _PRONOUNS = re.compile(r"\b(?:(?P<m>he|him|his|himself)|(?P<f>she|her|hers|herself))\b", re.I)
 _RELATION_OF = re.compile(r"'s ([a-z-]+)$")
@@ -58,117 +54,78 @@ def gender_of(relation: str) -> str:
     return "f" if word in _FEMALE else "m" if word in _MALE else ""
 
 
-@dataclass(frozen=True, slots=True)
-class Referent:
-    name: str  # as facts name the subject: "Tom", "user's sister"
-    gender: str = ""  # "m", "f" or "" when nothing said it
+def heard(context: Discourse, text: str) -> None:
+    """An assistant turn: remember its question, if it asks something a short answer can give,
+    and the one relative of the user it speaks of ("How's your mum?" -> "She's good")."""
+    context.question = read_question(text)
+    context.learn(learn_names(text))  # "Congratulations, Dee!": the user's lower-case "dee" is a name
+    relatives = {m["rel"].lower() for m in _YOUR_RELATIVE.finditer(text)}
+    relatives &= _RELATION_WORDS
+    context.asked_about = relatives.pop() if len(relatives) == 1 else ""
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
-    """An assistant's question whose short answer can be read: what it asks, and about whom."""
+def referent(context: Discourse, text: str, speaker: str) -> tuple[str | None, str | None]:
+    """(person, pet) that a message's he/she/his/her/it may mean, each only when unambiguous."""
+    people = context.people
+    if rel := context.asked_about:  # "What does your husband do?" - "He's a teacher"
+        people = (Referent(f"{speaker}'s {rel}", gender_of(rel)),)
+    pet = context.pets[0] if len(context.pets) == 1 else None
+    genders = {"m" if m["m"] else "f" for m in _PRONOUNS.finditer(text)}
+    if not genders:
+        return None, pet  # "It's called Mochi": only a pet can be meant
+    if len(genders) > 1:
+        return None, None  # "he" and "she" in one message: one referent cannot serve both
+    (gender,) = genders
+    fits = [p.name for p in people if p.gender in ("", gender)]
+    if len(fits) == 1 and fits[0] and pet is None:
+        return fits[0], None
+    if not fits:
+        return None, pet
+    return None, None  # two persons fit, or a person and a pet
 
-    kind: str  # live | from | work_at | job | study | age | name | partner | pet_name | have_pet | favourite
-    about: str = ""  # a relation word ("brother") when it asks about someone else, "" for the user
-    topic: str = ""  # the favourite's category ("film"), the partner's relation word ("wife")
 
-
-@dataclass(slots=True)
-class Discourse:
-    """The referents and the open question one session's earlier messages left."""
-
-    people: tuple[Referent, ...] = ()  # persons the last message naming anyone named or referred to
-    pets: tuple[str, ...] = ()  # unnamed pets ("puppy") of the last message that spoke of pets
-    place: str | None = None  # a home named last ("I'm in Newcastle now"), for "moved here"
-    work_talk: bool = False  # the previous user message spoke of work
-    moved: bool = False  # the previous user message spoke of a move
-    question: Question | None = None  # the assistant's question the next user message may answer
-    quiet: int = 0  # user messages since the last one that named a person or pet
-    asked_about: str = ""  # the one relative of the user the assistant's last turn spoke of ("mum")
-    pet_names: set[str] = field(default_factory=set)  # named pets: "Rufus ate my sandwich" names no person
-    # Names seen in capitals, casefolded -> as written ("sarah" -> "Sarah"), for messages typed in
-    # lower case (``rules/truecase.py``); one dict shared by the user's sessions.
-    names: dict[str, str] = field(default_factory=dict)
-    recent: RecentTurns = field(default_factory=RecentTurns)  # what search indexes with the next message
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    def heard(self, text: str) -> None:
-        """An assistant turn: remember its question, if it asks something a short answer can give,
-        and the one relative of the user it speaks of ("How's your mum?" -> "She's good")."""
-        self.question = read_question(text)
-        self.learn(learn_names(text))  # "Congratulations, Dee!": the user's lower-case "dee" is a name
-        relatives = {m["rel"].lower() for m in _YOUR_RELATIVE.finditer(text)}
-        relatives &= _RELATION_WORDS
-        self.asked_about = relatives.pop() if len(relatives) == 1 else ""
-
-    def learn(self, names: dict[str, str]) -> None:
-        """Add names to the ones known, up to ``MAX_NAMES`` (a reading aid, not a record)."""
-        for folded, written in names.items():
-            if len(self.names) >= MAX_NAMES:
-                break
-            self.names.setdefault(folded, written)
-
-    def referent(self, text: str, speaker: str) -> tuple[str | None, str | None]:
-        """(person, pet) that a message's he/she/his/her/it may mean, each only when unambiguous."""
-        people = self.people
-        if rel := self.asked_about:  # "What does your husband do?" - "He's a teacher"
-            people = (Referent(f"{speaker}'s {rel}", gender_of(rel)),)
-        pet = self.pets[0] if len(self.pets) == 1 else None
-        genders = {"m" if m["m"] else "f" for m in _PRONOUNS.finditer(text)}
-        if not genders:
-            return None, pet  # "It's called Mochi": only a pet can be meant
-        if len(genders) > 1:
-            return None, None  # "he" and "she" in one message: one referent cannot serve both
-        (gender,) = genders
-        fits = [p.name for p in people if p.gender in ("", gender)]
-        if len(fits) == 1 and fits[0] and pet is None:
-            return fits[0], None
-        if not fits:
-            return None, pet
-        return None, None  # two persons fit, or a person and a pet
-
-    def after(
-        self,
-        speaker: str,
-        text: str,
-        people: list[str],
-        facts: list,
-        state_place: str | None,
-        home_said: bool,
-        work_talk: bool,
-        moved: bool,
-    ) -> None:
-        """Update from a user message just read: who it named, its pets, its home, its topic."""
-        self.question = None
-        self.pet_names |= {f.object for f in facts if f.predicate == "pet" and f.object[:1].isupper()}
-        people = [p for p in people if p not in self.pet_names]
-        named = [_referent(name, speaker, text, people, facts) for name in dict.fromkeys(people)]
-        named += _unread_people(text, speaker, {r.name for r in named}, facts)
-        if named:
-            self.people = tuple(named)
-            self.quiet = 0
-        pets = [f.object for f in facts if f.predicate == "pet" and not f.negated and f.valid_to is None]
-        if pets:
-            unnamed = [p for p in pets if p[:1].islower()]
-            named = len(unnamed) < len(pets)
-            self.pets = () if named else tuple(dict.fromkeys(unnamed))
-            self.quiet = 0
-        if not named and not pets:
-            self.quiet += 1
-            if self.quiet >= _FADE:
-                self.people, self.pets = (), ()
-        homes = {f.object for f in facts if f.predicate in ("lives_in", "from") and not f.negated}
-        if state_place and (state_place in homes or home_said):
-            self.place = state_place
-        elif homes:
-            self.place = None  # a home without "there"/"here" meaning: safer to forget the old one
-        self.asked_about = ""
-        self.work_talk = work_talk
-        # Only the speaker's own move makes their next "we're in Sheffield now" a home.
-        self.moved = moved and (
-            any(f.predicate == "lives_in" and f.subject == speaker for f in facts)
-            or bool(_OWN_MOVE.search(text))
-        )
+def after(
+    context: Discourse,
+    speaker: str,
+    text: str,
+    people: list[str],
+    facts: list,
+    state_place: str | None,
+    home_said: bool,
+    work_talk: bool,
+    moved: bool,
+) -> None:
+    """Update from a user message just read: who it named, its pets, its home, its topic."""
+    context.question = None
+    context.pet_names |= {f.object for f in facts if f.predicate == "pet" and f.object[:1].isupper()}
+    people = [p for p in people if p not in context.pet_names]
+    named = [_referent(name, speaker, text, people, facts) for name in dict.fromkeys(people)]
+    named += _unread_people(text, speaker, {r.name for r in named}, facts)
+    if named:
+        context.people = tuple(named)
+        context.quiet = 0
+    pets = [f.object for f in facts if f.predicate == "pet" and not f.negated and f.valid_to is None]
+    if pets:
+        unnamed = [p for p in pets if p[:1].islower()]
+        named = len(unnamed) < len(pets)
+        context.pets = () if named else tuple(dict.fromkeys(unnamed))
+        context.quiet = 0
+    if not named and not pets:
+        context.quiet += 1
+        if context.quiet >= _FADE:
+            context.people, context.pets = (), ()
+    homes = {f.object for f in facts if f.predicate in ("lives_in", "from") and not f.negated}
+    if state_place and (state_place in homes or home_said):
+        context.place = state_place
+    elif homes:
+        context.place = None  # a home without "there"/"here" meaning: safer to forget the old one
+    context.asked_about = ""
+    context.work_talk = work_talk
+    # Only the speaker's own move makes their next "we're in Sheffield now" a home.
+    context.moved = moved and (
+        any(f.predicate == "lives_in" and f.subject == speaker for f in facts)
+        or bool(_OWN_MOVE.search(text))
+    )
 
 
 def _referent(name: str, speaker: str, text: str, people: list[str], facts: list) -> Referent:
@@ -400,47 +357,3 @@ def _restate(q: Question, fragment: str, pets: tuple[str, ...]) -> str | None:
             return None
         return f"My favourite {q.topic} is {fragment}"
     return None
-
-
-# ------------------------------------------------------------------------- the Writer's cache
-
-
-class SessionContexts:
-    """The Writer's in-memory discourse contexts, one per (user, session), least recently used dropped.
-
-    A cold context (a new process, an evicted session) starts empty: the first message of a resumed
-    session is read alone, as before this cache existed. No store read happens on the write path.
-    """
-
-    def __init__(self, capacity: int = 512):
-        self.capacity = capacity
-        self._lock = threading.Lock()
-        self._items: OrderedDict[tuple[str, str], Discourse] = OrderedDict()
-        self._names: dict[str, dict[str, str]] = {}  # per user, shared by their sessions' contexts
-
-    def get(self, user_id: str, session_id: str | None) -> Discourse | None:
-        """The session's context (made on first use); None without a session: nothing to carry."""
-        if session_id is None:
-            return None
-        key = (user_id, session_id)
-        with self._lock:
-            context = self._items.get(key)
-            if context is None:
-                context = self._items[key] = Discourse(names=self._names.setdefault(user_id, {}))
-                if len(self._items) > self.capacity:
-                    (old_user, _), _ = self._items.popitem(last=False)
-                    if not any(u == old_user for u, _ in self._items):
-                        self._names.pop(old_user, None)
-            else:
-                self._items.move_to_end(key)
-            return context
-
-    def drop(self, user_id: str) -> None:
-        """Forget every session context of a user (after any forget: what they said is gone)."""
-        with self._lock:
-            for key in [k for k in self._items if k[0] == user_id]:
-                del self._items[key]
-            self._names.pop(user_id, None)
-
-    def __len__(self) -> int:
-        return len(self._items)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ....vocab.relation_words import PETS
 from .base import Context, Draft, Rule, items, rule
 from .common import BE, article, subject_text
 from .lexicon import (
@@ -11,7 +12,6 @@ from .lexicon import (
     DIETS,
     GO_ACTIVITIES,
     INSTRUMENTS,
-    PETS,
     POSSESSIONS,
     SPORTS_AND_GAMES,
     is_language,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from .. import dates
-from ..facts import Fact
-from ..predicates import object_type, render
+from ....vocab.predicates import object_type, render
+from ...facts import Fact
+from . import dates
 from .base import Draft
 from .clauses import Aspect, Subject
 from .lexicon import is_place

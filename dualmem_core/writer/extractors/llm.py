@@ -12,12 +12,17 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from ..errors import CacheMiss, DualmemError
-from ..prompts import extract_facts as prompt
-from ..providers.llm import LLM, Usage, failure_kind
-from . import predicates
-from .facts import Extractor, Fact, Message
+from ...errors import CacheMiss, DualmemError
+from ...prompts import extract_facts as prompt
+from ...providers.llm import LLM, Usage, failure_kind
+from ...vocab import predicates
+from ..facts import Fact, Message
+from .base import Extraction, Extractor, MessageExtractor
+
+if TYPE_CHECKING:
+    from ..sessions import Discourse
 
 log = logging.getLogger(__name__)
 _PREDICATE_NAMES = [*sorted(predicates.PREDICATES), "favourite_<category>"]
@@ -32,31 +37,21 @@ class ExtractionStats:
     fallbacks_by_kind: Counter[str] = field(default_factory=Counter)  # see providers.llm.failure_kind
 
 
-@dataclass(slots=True)
-class Extraction:
-    """One call's facts per message, and why it fell back to the rules (None: it did not)."""
-
-    facts: list[list[Fact]]
-    fallback: str | None = None  # a failure kind: timeout, unreachable, error, bad_reply
-
-
-class LLMExtractor:
+class LLMExtractor(Extractor):
     """Extracts facts from a batch of messages with one model call; falls back to ``fallback``."""
 
-    def __init__(self, llm: LLM, fallback: Extractor):
+    def __init__(self, llm: LLM, fallback: MessageExtractor):
         self.llm = llm
         self.fallback = fallback
         self.stats = ExtractionStats()
         self._stats_lock = threading.Lock()  # one Writer serves many threads
 
-    def extract(self, message: Message) -> list[Fact]:
-        return self.extract_many([message])[0]
-
     def extract_many(self, messages: list[Message]) -> list[list[Fact]]:
         return self.extract_batch(messages).facts
 
-    def extract_batch(self, messages: list[Message]) -> Extraction:
-        """Facts per message from one model call, or from the rules if that call failed."""
+    def extract_batch(self, messages: list[Message], context: Discourse | None = None) -> Extraction:
+        """Facts per message from one model call, or from the rules if that call failed; the
+        call reads the batch alone (``context`` is not used)."""
         if not messages:
             return Extraction([])
         numbered = [(i, m.at.isoformat(), m.speaker, m.text) for i, m in enumerate(messages)]
@@ -72,7 +67,7 @@ class LLMExtractor:
             )
             with self._stats_lock:
                 self.stats.usage += reply.usage
-            return Extraction(_facts_from(reply.parsed, messages))
+            return Extraction(_facts_from(reply.parsed, messages), report="llm")
         except CacheMiss:
             raise  # replay mode: a missing recording is the caller's error, not a fallback case
         except (DualmemError, ValueError, KeyError, TypeError) as exc:
@@ -83,7 +78,8 @@ class LLMExtractor:
                 self.stats.last_error = f"{type(exc).__name__}: {exc}"
             log.warning("LLM extraction failed (%s: %s: %s); using the rule extractor", kind,
                         type(exc).__name__, exc)
-            return Extraction([self.fallback.extract(m) for m in messages], fallback=kind)
+            return Extraction([self.fallback.extract(m) for m in messages], fallback=kind,
+                              report=f"rules (LLM {kind})")
 
 
 def _facts_from(parsed: dict, messages: list[Message]) -> list[list[Fact]]:

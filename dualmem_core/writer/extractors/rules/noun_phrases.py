@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from .. import dates
-from ..predicates import favourite_predicate
+from ....vocab.predicates import favourite_predicate
+from ....vocab.relation_words import NOT_NAMES, relation_of, relation_pattern
+from . import dates
 from .base import Draft, items
 from .clauses import ADJ, NAME, possessive_subject
 from .common import NUMBER, count_text
 from .gates import prefiltered
-from .lexicon import NOT_NAMES, is_demonym, is_place, job_head, pet_pattern, relation_of, relation_pattern
+from .lexicon import is_demonym, is_place, job_head, pet_pattern
 from .objects import clean, proper_run, split_items, strip_leading, tidy
 
 _REL = relation_pattern()

@@ -1,4 +1,4 @@
-"""The words a question uses to ask for each predicate's facts: data for ``intent.py``.
+"""The words a question uses to ask for each predicate's facts: data for ``writer/intent.py``.
 
 Each entry lists alternatives of one regular expression, matched case-insensitively as whole
 words (a cue may end in a possessive: "her mum's job"). Written for English in general (British,

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ....vocab.relation_words import NOT_NAMES, relation_of
 from .clauses import DROPPED
 from .gates import prefiltered
-from .lexicon import NOT_NAMES, TEXTING_PARTICLES, job_head, relation_of
+from .lexicon import TEXTING_PARTICLES, job_head
 
 _PARTICIPLES = (
     r"(?:been|gone|done|seen|known|taken|given|got|gotten|had|made|met|left|bought|begun|become|grown|"

@@ -1,7 +1,7 @@
 r"""Cheap tests that tell, before a regex runs, that it cannot match: the extractor's speed gates.
 
-Two gates, both read off the compiled pattern itself (Python's own regex parser), never written by
-hand, so a rule edited later keeps a correct gate without anyone remembering to update one:
+Two gates, both read off the compiled pattern itself (its syntax, read by ``regex_syntax.py``), never
+written by hand, so a rule edited later keeps a correct gate without anyone remembering to update one:
 
 * ``first_chars``: the characters a match can start with. The verb-phrase table has over a hundred
   rules anchored at the phrase start; a rule starting "(?:am|is|are|...)" cannot match "love ramen",
@@ -23,11 +23,7 @@ import re
 import string
 from collections.abc import Iterator
 
-try:  # Python 3.11+; the analysis falls back to "anything" if the parser is not there
-    from re import _constants as _c
-    from re import _parser
-except ImportError:  # pragma: no cover
-    _c = _parser = None  # type: ignore[assignment]
+from . import regex_syntax as _c
 
 _ASCII = [chr(i) for i in range(128)]
 _IGNORECASE = int(re.IGNORECASE)  # a plain int: "flags & RegexFlag" goes through enum code, per item
@@ -36,11 +32,11 @@ _Chars = frozenset[str] | None  # None: any character
 
 def first_chars(pattern: re.Pattern[str]) -> _Chars:
     """The ASCII characters a match of ``pattern`` can start with, or None when that is unknown."""
-    if _parser is None or not isinstance(pattern.pattern, str):
+    if not isinstance(pattern.pattern, str):
         return None
     try:
-        parsed = _parser.parse(pattern.pattern, pattern.flags)
-        chars, nullable = _sequence(list(parsed), parsed.state.flags)
+        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        chars, nullable = _sequence(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return None
     if chars is None or nullable:  # a pattern that can match "" matches at the start of anything
@@ -145,11 +141,11 @@ _SMALL_CLASS = 8  # "[Mm]y" gives "My" and "my"; bigger classes end a literal ru
 
 def required_factors(pattern: re.Pattern[str]) -> list[_Factors]:
     """Sets of literal strings a match must contain one of each; [] when nothing is known to be needed."""
-    if _parser is None or not isinstance(pattern.pattern, str):
+    if not isinstance(pattern.pattern, str):
         return []
     try:
-        parsed = _parser.parse(pattern.pattern, pattern.flags)
-        return _seq_factors(list(parsed), parsed.state.flags)
+        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        return _seq_factors(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return []
 
@@ -415,11 +411,11 @@ def plain_ascii(text: str) -> bool:
 
 def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """``pattern`` compiled under ASCII rules, or None when a twin could answer differently."""
-    if _parser is None or not isinstance(pattern.pattern, str):
+    if not isinstance(pattern.pattern, str):
         return None
     try:
-        parsed = _parser.parse(pattern.pattern, pattern.flags)
-        if any(lo <= c <= hi for lo, hi in _code_ranges(parsed.data) for c in _FOLDS_TO_ASCII):
+        parsed, _flags = _c.parse(pattern.pattern, pattern.flags)
+        if any(lo <= c <= hi for lo, hi in _code_ranges(parsed) for c in _FOLDS_TO_ASCII):
             return None
         return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)
     except Exception:  # noqa: BLE001 - "(?u)" inside, or anything unexpected: no twin
@@ -428,8 +424,6 @@ def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
 
 def _code_ranges(items: object) -> Iterator[tuple[int, int]]:
     """Every character and character range a parsed pattern names, at any depth."""
-    if isinstance(items, _parser.SubPattern):
-        items = items.data
     if not isinstance(items, list | tuple):
         return
     if len(items) == 2 and items[0] in (_c.LITERAL, _c.NOT_LITERAL) and isinstance(items[1], int):

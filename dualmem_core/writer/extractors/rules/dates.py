@@ -32,7 +32,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from .rules.gates import ascii_twin, plain_ascii, prefiltered
+from .gates import ascii_twin, plain_ascii, prefiltered
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

@@ -1,17 +1,18 @@
 """The words a message uses when it states a fact of each predicate: data for recall's cue list.
 
 A question asks "what pets does she have?"; the message that answers it says "my cat knocked the
-latte over" and never "pet". When the question's reading (``intent.py``) names the predicates
-it asks for, recall searches the user's messages once more for these words as well (``recall.py``,
+latte over" and never "pet". When the question's reading (``writer/intent.py``) names the predicates
+it asks for, recall searches the user's messages once more for these words as well (``writer/recall.py``,
 the cue list), so a message whose facts the extractor missed can still be found by what it is
 about. The words are plain English forms (the full-text indexes stem them: "moved" finds
-"move"); the relation and pet nouns come from the extractor's lexicon, so the two stay in step.
+"move"); the relation and pet nouns are the ones the extractor reads (``relation_words.py``), so the
+two stay in step.
 """
 
 from __future__ import annotations
 
 from .predicates import FAVOURITE_PREFIX
-from .rules.lexicon import PETS, RELATIONS
+from .relation_words import PETS, RELATIONS
 
 _BY_RELATION: dict[str, list[str]] = {}
 for _noun, _predicate in RELATIONS.items():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+from ....vocab.relation_words import RELATIONS
 from .base import Context, Draft, Rule, items, rule
 from .common import BE, article, simple, subject_text
-from .lexicon import HOBBY_AGENTS, RELATIONS, is_place, is_school, job_head
+from .lexicon import HOBBY_AGENTS, is_place, is_school, job_head
 from .objects import clean, cut, strip_leading, tidy
 
 _V_WORK = r"(?P<v>work|works|worked|working)"

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ....vocab.relation_words import NOT_NAMES, RELATIONS, is_plural_relation, relation_of, relation_pattern
 from .gates import admits, first_chars, prefiltered
-from .lexicon import NOT_NAMES, RELATIONS, is_plural_relation, pet_pattern, relation_of, relation_pattern
+from .lexicon import pet_pattern
 
 NAME = r"[A-Z\u00C0-\u00D6\u00D8-\u00DE][a-zA-Z'\u00C0-\u017F-]+"  # "Álvaro", "Émile" too
 ADJ = (

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
-from .. import dates
+from ....vocab.relation_words import relation_pattern
+from . import dates
 from .base import Builder, Context, Draft, items
 from .clauses import NAME
-from .lexicon import pet_pattern, relation_pattern
+from .lexicon import pet_pattern
 from .objects import proper_run, split_items
 
 NUMBER = (

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from ....vocab.relation_words import PETS, is_plural_relation, relation_of
 from .base import Builder, Context, Draft, Rule, rule
 from .clauses import NAME
 from .common import BE, NAMES, NUMBER, PET, REL, article, count_text, names_in, subject_text
-from .lexicon import PETS, is_demonym, is_plural_relation, job_head, relation_of
+from .lexicon import is_demonym, job_head
 from .objects import proper_run
 
 _V_HAVE_PET = (
@@ -243,7 +244,7 @@ _MORE_PETS = re.compile(
 
 def _named_is_a_pet(m: re.Match[str], ctx: Context) -> list[Draft]:
     """"Bracken came with us, he's a border terrier": a named one (said by name or "he"/"she")
-    who is a dog is the speaker's pet, as "Bracken is my dog" says (``mentions._PET_IS``)."""
+    who is a dog is the speaker's pet, as "Bracken is my dog" says (``noun_phrases._PET_IS``)."""
     name = ctx.subject.name
     if ctx.subject.kind != "person" or ctx.aspect.negated or "'s" in name or not re.match(NAME + "$", name):
         return []

@@ -37,7 +37,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from ..store import EdgeType
-from ..writer.rules.lexicon import NOT_NAMES, RELATIONS, relation_of, relation_pattern
+from ..vocab.relation_words import NOT_NAMES, RELATIONS, relation_of, relation_pattern
 from .decisions import Decision, edge
 from .view import SELF, GraphView, object_key
 

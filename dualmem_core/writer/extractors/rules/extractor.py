@@ -24,17 +24,19 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from . import dates
-from .discourse import TEMPORARY, Discourse, answer_statement
-from .facts import Fact, Message
-from .rules.assemble import dedupe, entity_type, finish, proper_entities, reads_future
-from .rules.base import Context, Draft
-from .rules.clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
-from .rules.gates import prefiltered
-from .rules.mentions import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
-from .rules.objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
-from .rules.patterns import match_verb_rules
-from .rules.text import (
+from ...facts import Fact, Message
+from ...sessions import Discourse
+from ..base import Extraction, Extractor
+from . import dates, discourse
+from .assemble import dedupe, entity_type, finish, proper_entities, reads_future
+from .base import Context, Draft
+from .clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
+from .discourse import TEMPORARY, answer_statement
+from .gates import prefiltered
+from .noun_phrases import AWAY, here_in, possessive_drafts, relation_mentions, speaker_drafts
+from .objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
+from .patterns import match_verb_rules
+from .preprocess import (
     COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,
@@ -49,7 +51,7 @@ from .rules.text import (
     split_sentences,
     starts_question,
 )
-from .rules.truecase import learn_names, restore_case
+from .truecase import learn_names, restore_case
 
 # Progressive verbs of change describe an arrangement, not a state: "I'm moving to Berlin".
 _CHANGE_VERB = re.compile(
@@ -162,10 +164,10 @@ class _Clause:
         return self.found[prefer_future]
 
 
-class RuleExtractor:
+class RuleExtractor(Extractor):
     """Pattern rules over clauses; see the module docstring for the reading order."""
 
-    reads_context = True  # the Writer hands it a session's Discourse (``discourse.py``)
+    reads_context = True  # the Writer hands it a session's Discourse (``writer/sessions.py``)
 
     def extract(self, message: Message, context: Discourse | None = None) -> list[Fact]:
         """The message's facts; with ``context`` (its session's earlier turns) pronouns and short
@@ -174,7 +176,7 @@ class RuleExtractor:
         role = (message.role or "user").lower()
         if context is not None and role == "assistant":
             with context.lock:
-                context.heard(message.text)  # its question may make the next short answer readable
+                discourse.heard(context, message.text)  # its question may make the next short answer readable
             context = None
         if role == "system" or (role == "assistant" and speaker.lower() in _NON_SPEAKING):
             return []  # the assistant talking about itself is not memory about the user
@@ -188,6 +190,10 @@ class RuleExtractor:
         """Read messages of one conversation in order, each with what the earlier ones left."""
         context = Discourse() if context is None else context
         return [self.extract(m, context) for m in messages]
+
+    def extract_batch(self, messages: list[Message], context: Discourse | None = None) -> Extraction:
+        """``extract_many``'s facts: without a session, the batch alone is the conversation."""
+        return Extraction(self.extract_many(messages, context))
 
     def _read(self, message: Message, speaker: str, context: Discourse | None = None) -> list[Fact]:
         state = _MessageState(speaker, message.at, own_voice=(message.role or "user").lower() == "user")
@@ -206,7 +212,7 @@ class RuleExtractor:
         state.moved = not state.away and bool(_MOVE_TALK.search(text))
         own_topics = state.work_talk, state.moved
         if context is not None:
-            state.carried, state.last_pet = context.referent(text, speaker)
+            state.carried, state.last_pet = discourse.referent(context, text, speaker)
             state.last_place = None if state.away else context.place
             state.work_talk = state.work_talk or context.work_talk
             state.moved = state.moved or (context.moved and not state.away)
@@ -243,8 +249,8 @@ class RuleExtractor:
         facts = _specific_status_only(_named_pets_only(dedupe(facts)))
         if context is not None:
             home = (m := _BE_IN_PLACE.search(text)) is not None and m["o"] == state.last_place
-            context.after(speaker, text, state.people, facts, state.last_place,
-                          home and not state.away and not TEMPORARY.search(text), *own_topics)
+            discourse.after(context, speaker, text, state.people, facts, state.last_place,
+                            home and not state.away and not TEMPORARY.search(text), *own_topics)
         return facts
 
     # -------------------------------------------------------------------------------- clauses

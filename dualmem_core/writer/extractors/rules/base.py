@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..dates import TimeExpression
 from .clauses import Aspect, Subject
+from .dates import TimeExpression
 from .objects import clean, split_items
 
 
