@@ -41,7 +41,7 @@ from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 
 ROOT = Path(__file__).resolve().parent.parent
-TEST = ROOT / "tests" / "test_extraction_fingerprint.py"
+TEST = ROOT / "tests" / "writer" / "extractors" / "test_extraction_fingerprint.py"
 HELDOUT_SET = ROOT / "tests" / "data" / "extraction_heldout.jsonl"
 GENERATED, SEED = 3000, 11
 LEAP_DAY = datetime(2024, 2, 29, 23, 30, tzinfo=UTC)  # month ends and year turns for the date rules

@@ -15,7 +15,7 @@ Run:  python -m benchmarks.load [--backends sqlite,neo4j] [--threads 4] [--secon
 Without --neo4j-uri a local Neo4j is started in a temp dir (and stopped). The same load runs
 --warmup seconds first, on other users, unmeasured but checked (a fresh JVM is slow at first).
 Exits 1 if anything was lost, doubled or raised.
-``tests/test_reliability_load.py`` runs ``run_load`` on both stores.
+``tests/reliability/test_reliability_load.py`` runs ``run_load`` on both stores.
 """
 
 from __future__ import annotations

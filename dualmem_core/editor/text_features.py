@@ -12,7 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..store.base import STOPWORDS
+from ..store.query import STOPWORDS
 from ..vocab.changes import WORD
 
 # "one", "once", "second" and "half" are left out: as often a pronoun or a unit as a count.

@@ -7,21 +7,19 @@ this layer; a store only stores, filters and searches.
 
 from __future__ import annotations
 
-import re
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, replace
 from datetime import datetime
-from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import InvalidInput, TenantViolation
 from ..timeutil import require_aware, utcnow
 from . import changes as ch
-from .forgetting import ForgetReceipt, absent_ids, redact_run, select_forgotten
+from .backend import Backend
+from .forgetting import ForgetReceipt
 from .lease import Lease, check_ttl
 from .models import (
     EDGE_ENDPOINTS,
@@ -38,7 +36,8 @@ from .models import (
     WriteBatch,
     normalize_text,
 )
-from .planning import Ref, TargetState, change_refs, plan_changes, validate_changes
+from .planning import validate_changes
+from .query import observations, query_terms
 from .validate import (
     check_batch,
     check_filter,
@@ -49,12 +48,10 @@ from .validate import (
     check_vector,
 )
 
-T = TypeVar("T")
 DEFAULT_DIMENSION = 384  # all-MiniLM-L6-v2, the offline sentence embedder
-MAX_QUERY_TERMS = 64  # a pasted document as a query should not become a 10,000-term OR
 
 
-class Store(ABC):
+class Store(Backend):
     """A bitemporal memory graph for many users, each isolated from the others."""
 
     url: str
@@ -321,152 +318,6 @@ class Store(ABC):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- steps both backends take in the same order (each supplies its own statements) ------
-
-    def _apply_changes(self, changes: ch.ChangeSet, on_conflict: str) -> ch.ChangeReceipt:
-        """A change set, once: a run already recorded answers as it was; otherwise its plan,
-        made against the state of what it references, is applied and the run recorded (with
-        ids the plan found absent redacted), all in one write transaction."""
-        now = utcnow()
-
-        def work(tx: Any) -> ch.ChangeReceipt:
-            receipt = ch.ChangeReceipt(changes.run_id, changes.user_id, applied_at=now)
-            done = self._run_applied_at(tx, changes)
-            if done is not None:
-                receipt.already_applied, receipt.applied_at = True, done
-                return receipt
-            refs = change_refs(changes)
-            state = self._change_state(tx, refs)
-            plan = plan_changes(changes, state, now, on_conflict)
-            self._apply_operations(tx, changes.user_id, plan.operations, state, now)
-            record = redact_run(plan.journal, [asdict(s) for s in plan.skipped], changes.meta,
-                                absent_ids(refs, state, plan.journal))
-            self._record_run(tx, changes, now, record)
-            receipt.applied, receipt.skipped = len(plan.operations), plan.skipped
-            return receipt
-
-        receipt = self._in_write(work)
-        if not receipt.already_applied:
-            self._changed(changes.user_id)
-        return receipt
-
-    def _forget(self, user_id: str, source_ids: list[str], episode_ids: list[str],
-                memory_ids: list[str]) -> ForgetReceipt:
-        """Select what goes (``forgetting.select_forgotten``), delete it, then redact the
-        forgotten ids from the user's Editor runs, in one write transaction."""
-        def work(tx: Any) -> ForgetReceipt:
-            episodes, explicit = self._forget_targets(tx, user_id, source_ids, episode_ids, memory_ids)
-            memories, entities, kept = select_forgotten(episodes, explicit, self._edge_pairs(tx, user_id))
-            receipt = ForgetReceipt(user_id, sorted(episodes), sorted(memories), sorted(entities),
-                                    kept_memory_ids=sorted(kept), source_ids=sorted(set(source_ids)))
-            self._delete_forgotten(tx, receipt)
-            self._redact_runs(tx, user_id, receipt.deleted_ids)
-            self._forget_finish(tx, user_id)
-            return receipt
-
-        receipt = self._in_write(work)
-        self._forgotten(user_id)
-        return receipt
-
-    def _changed(self, user_id: str) -> None:
-        """After a committed change set: what the store keeps in process for the user is no
-        longer current (nothing by default)."""
-        return None
-
-    def _forgotten(self, user_id: str) -> None:
-        """After a committed forget (nothing by default)."""
-        return None
-
-    def _forget_finish(self, tx: Any, user_id: str) -> None:
-        """The last statements of a forget's transaction, after the runs are redacted."""
-        return None
-
-    @abstractmethod
-    def _in_write(self, work: Callable[[Any], T]) -> T:
-        """``work(tx)`` in one write transaction, committed; its result."""
-    @abstractmethod
-    def _run_applied_at(self, tx: Any, changes: ch.ChangeSet) -> datetime | None: ...
-    @abstractmethod
-    def _change_state(self, tx: Any, refs: set[Ref]) -> dict[Ref, TargetState]: ...
-    @abstractmethod
-    def _apply_operations(self, tx: Any, user_id: str, ops: list[ch.Operation],
-                          state: dict[Ref, TargetState], now: datetime) -> None: ...
-    @abstractmethod
-    def _record_run(self, tx: Any, changes: ch.ChangeSet, now: datetime, record: tuple) -> None: ...
-    @abstractmethod
-    def _forget_targets(self, tx: Any, user_id: str, source_ids: list[str], episode_ids: list[str],
-                        memory_ids: list[str]) -> tuple[set[str], set[str]]: ...
-    @abstractmethod
-    def _edge_pairs(self, tx: Any, user_id: str) -> Callable[[str, str, set[str]], list[tuple[str, str]]]: ...
-    @abstractmethod
-    def _delete_forgotten(self, tx: Any, receipt: ForgetReceipt) -> None: ...
-    @abstractmethod
-    def _redact_runs(self, tx: Any, user_id: str, deleted_ids: set[str]) -> None: ...
-
-    # -- backend primitives ---------------------------------------------------------------
-
-    @abstractmethod
-    def _write(self, user_id: str, batch: WriteBatch) -> None: ...
-    @abstractmethod
-    def _record_access(self, user_id: str, memory_ids: list[str], at: datetime) -> None: ...
-    @abstractmethod
-    def _import_graph(self, user_id: str, batch: WriteBatch, replace: bool) -> None: ...
-    @abstractmethod
-    def _delete_user(self, user_id: str) -> dict[str, int]: ...
-    @abstractmethod
-    def _vector_search(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[SearchHit]: ...
-    @abstractmethod
-    def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]: ...
-    @abstractmethod
-    def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
-                          min_score: float) -> list[list[tuple[str, float]]]: ...
-    @abstractmethod
-    def _entity_neighbours(self, user_id: str, memory_ids: list[str], max_entity_degree: int,
-                           limit: int) -> list[Neighbour]: ...
-    @abstractmethod
-    def _get_memories(self, user_id: str, ids: list[str]) -> list[Memory]: ...
-    @abstractmethod
-    def _get_episodes(self, user_id: str, ids: list[str]) -> list[Episode]: ...
-    @abstractmethod
-    def _episodes_by_source(self, user_id: str, source_ids: list[str]) -> list[Episode]: ...
-    @abstractmethod
-    def _get_versions(self, user_id: str, memory_ids: list[str], known_at: datetime | None,
-                      all_versions: bool, embeddings: bool) -> list[MemoryVersion]: ...
-    @abstractmethod
-    def _get_edges(self, user_id: str, node_ids: list[str] | None, types: list[EdgeType] | None,
-                   known_at: datetime | None, all_versions: bool) -> list[Edge]: ...
-    @abstractmethod
-    def _find_by_content_hash(self, user_id: str, hashes: list[str]) -> list[MemoryVersion]: ...
-    @abstractmethod
-    def _export_graph(self, user_id: str) -> UserGraph: ...
-    @abstractmethod
-    def _find_entities(self, user_id: str, keys: list[str]) -> list[Entity]: ...
-    @abstractmethod
-    def _list_facts(self, flt: SearchFilter, predicates: list[str] | None, limit: int) -> list[SearchHit]: ...
-    @abstractmethod
-    def _memory_owner(self, memory_id: str) -> str: ...
-    @abstractmethod
-    def _get_run(self, user_id: str, run_id: str) -> ch.RunRecord: ...
-    @abstractmethod
-    def _list_runs(self, user_id: str) -> list[ch.RunRecord]: ...
-    @abstractmethod
-    def _counts(self, user_id: str) -> dict[str, int]: ...
-    @abstractmethod
-    def _acquire_lease(self, user_id: str, owner: str, seconds: float) -> Lease: ...
-    @abstractmethod
-    def _release_lease(self, user_id: str, owner: str) -> None: ...
-
-
-# Function words match nearly every memory: they add nothing to BM25's ranking but make the
-# index walk every row, so a query drops them (unless it has nothing else).
-STOPWORDS = frozenset("""
-a an the and or but if then so of to in on at by for with from about as into over after before
-is am are was were be been being do does did doing have has had having will would shall should
-can could may might must i me my mine we us our you your he him his she her it its they them
-their this that these those what which who whom whose when where why how there here not no
-just very too also any some all each than such only own same s t don isn
-""".split())
-
 
 def whole(graph: UserGraph) -> UserGraph:
     """``graph`` without versions whose memory, or edges whose ends, it does not hold."""
@@ -476,31 +327,3 @@ def whole(graph: UserGraph) -> UserGraph:
     graph.edges = [e for e in graph.edges if e.src_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][0]]
                    and e.dst_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][1]]]
     return graph
-
-
-def observations(flt: SearchFilter) -> SearchFilter:
-    """The filter, narrowed to observations (the messages themselves)."""
-    return replace(flt, kinds=("observation",))
-
-
-def query_terms(query: str) -> list[str]:
-    """Words of a search query, lower-cased, deduplicated, function words dropped.
-
-    Both backends quote each word in their own query syntax, so text that looks like FTS5 or
-    Lucene syntax (quotes, AND, wildcards, field:value) is only ever searched as plain words.
-    """
-    words = list(dict.fromkeys(re.findall(r"\w+", query.casefold())))
-    content = [w for w in words if w not in STOPWORDS]
-    return (content or words)[:MAX_QUERY_TERMS]
-
-
-def rank_neighbours(rows: list[tuple[str, str]], seeds_of: dict[str, tuple[str, ...]],
-                    limit: int) -> list[Neighbour]:
-    """Group (memory, entity) pairs into neighbours; most shared entities first, then by id."""
-    via: dict[str, set[str]] = defaultdict(set)
-    for memory_id, entity_id in rows:
-        via[memory_id].add(entity_id)
-    ranked = sorted(via.items(), key=lambda item: (-len(item[1]), item[0]))[:limit]
-    return [Neighbour(m, tuple(sorted(ents)),
-                      tuple(sorted({s for e in ents for s in seeds_of.get(e, ())})))
-            for m, ents in ranked]

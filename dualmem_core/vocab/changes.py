@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..store.base import STOPWORDS
+from ..store.query import STOPWORDS
 
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 # Words that mark a change of state or an end, in the message that tells the change. ``WEAK``

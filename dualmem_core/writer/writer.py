@@ -32,8 +32,8 @@ from ..store import (
     WriteBatch,
 )
 from ..store import models as _models
-from ..store.base import query_terms
 from ..store.forgetting import ForgetReceipt
+from ..store.query import query_terms
 from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_stored_user_id, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow

@@ -8,7 +8,6 @@ from typing import Any
 import neo4j
 import numpy as np
 
-from ..base import rank_neighbours
 from ..models import (
     Memory,
     MemoryVersion,
@@ -16,6 +15,7 @@ from ..models import (
     SearchFilter,
     SearchHit,
 )
+from ..query import rank_neighbours
 from . import rows as R
 from .queries import (
     _MEMORY,

@@ -9,7 +9,6 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..base import observations, rank_neighbours
 from ..models import (
     Memory,
     MemoryVersion,
@@ -17,6 +16,7 @@ from ..models import (
     SearchFilter,
     SearchHit,
 )
+from ..query import observations, rank_neighbours
 from . import rows as R
 from .queries import (
     _BY_DST,

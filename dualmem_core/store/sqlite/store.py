@@ -15,7 +15,8 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import ConflictError, StoreConfigError, StoreNotFound, StoreUnavailable
-from ..base import DEFAULT_DIMENSION, Store, T
+from ..backend import T
+from ..base import DEFAULT_DIMENSION, Store
 from ..lease import Lease
 from ..lru import LeastRecent
 from ..lru import cache_users as _cache_users

@@ -14,7 +14,8 @@ Both analyses are conservative: what they do not fully understand (a negated cla
 backreference, a case-insensitive non-ASCII letter, a pattern that can match the empty string) gates
 nothing. Only ASCII first characters are gated, and case-insensitive strings are only tested on ASCII
 text, so Unicode case folding cannot match a character the test lacks. Lookarounds are zero-width:
-skipping them only widens a gate. ``tests/test_rule_gates.py`` checks every gate against real phrases.
+skipping them only widens a gate. ``tests/writer/extractors/test_rule_gates.py`` checks every gate
+against real phrases.
 """
 
 from __future__ import annotations

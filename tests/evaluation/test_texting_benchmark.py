@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from benchmarks.texting import KINDS, first_said, says, score, summarise
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def hits(*texts: str) -> list:

@@ -28,7 +28,7 @@ from dualmem_core.evaluation.fixture import Fixture, load_fixture
 from dualmem_core.providers import HashingEmbedder
 from dualmem_core.providers.embedding import SentenceTransformerEmbedder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 RECORD = "fixtures/eval/record_embeddings.py"
 RERECORD = (f"re-run {RECORD} in the recording environment (see 'Recorded embeddings' in fixtures/README.md) "
             "and commit the new fixtures/eval/embeddings-minilm.npz")

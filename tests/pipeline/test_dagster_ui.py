@@ -14,7 +14,7 @@ folder and, when ``DUALMEM_ARTIFACTS`` is set, to that folder too; the four pict
 ``docs/screenshots/`` only when ``DUALMEM_UPDATE_SCREENSHOTS=1``, so a normal run leaves the tree
 as it was::
 
-    DUALMEM_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/test_dagster_ui.py
+    DUALMEM_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/pipeline/test_dagster_ui.py
 
 Without Chromium the test is skipped, except under ``CI=true``, where it fails. Every process it
 starts (the webserver and its code server, Chromium and its helpers) runs in a process group of
@@ -46,7 +46,7 @@ from dualmem_core.editor.invariants import INVARIANTS
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 ASSETS = ["graph_snapshot", "dedupe", "supersede", "entities", "relations", "confidence", "change_set",
           "publish"]

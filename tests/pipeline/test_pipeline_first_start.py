@@ -18,7 +18,7 @@ from dualmem_pipeline.defs.editor.sensors import new_memories_sensor
 from dualmem_pipeline.defs.store.resources import StoreResource
 from dualmem_pipeline.users import one_run_per_user
 
-SHIPPED = Path(__file__).resolve().parent.parent / "dagster.yaml"
+SHIPPED = Path(__file__).resolve().parents[2] / "dagster.yaml"
 
 
 def test_the_sensor_is_on_from_the_first_start() -> None:

@@ -521,7 +521,7 @@ def test_render_wording() -> None:
 
 # ------------------------------------------------------------------------------ held-out measurement
 
-HELDOUT = Path(__file__).parent / "data" / "extraction_heldout.jsonl"
+HELDOUT = Path(__file__).parents[2] / "data" / "extraction_heldout.jsonl"
 
 
 def _normal(text: str) -> str:

@@ -167,7 +167,7 @@ def test_resources_come_from_the_environment_at_run_time(sqlite_url, tmp_path, m
 
 
 def test_the_instance_config_allows_one_editor_run_per_user():
-    with open(Path(__file__).parent.parent / "dagster.yaml") as f:
+    with open(Path(__file__).parents[2] / "dagster.yaml") as f:
         overrides = yaml.safe_load(f)
     with instance_for_test(overrides=overrides) as instance:
         [limit] = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from dualmem_core import Writer, open_store
 from dualmem_core.errors import DimensionMismatch, DualmemError, InvalidInput
 from dualmem_core.store import DEFAULT_DIMENSION, Episode, Memory, MemoryVersion, SearchFilter, WriteBatch
-from dualmem_core.store.base import query_terms
+from dualmem_core.store.query import query_terms
 from dualmem_core.store.validate import MAX_TEXT_CHARS
 
 PROPERTY = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])

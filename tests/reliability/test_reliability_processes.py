@@ -1,7 +1,7 @@
 """Editor runs in other processes, on both stores: one killed with SIGKILL inside publish (right
 before its transaction commits), and two at once on one user (the store lease refuses the second).
 
-The child runs this file as a script (``python tests/test_reliability_processes.py MODE ...``);
+The child runs this file as a script (``python tests/reliability/test_reliability_processes.py MODE ...``);
 its fault points are patched into the child only, production code has none.
 """
 
@@ -24,7 +24,7 @@ from dualmem_core import ConflictError, Editor, Writer, open_store
 from dualmem_core.editor.invariants import check_graph
 from dualmem_core.store import DEFAULT_DIMENSION
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 # Moves and repeats: enough for the Editor to supersede, dedupe and mark reviews.
 SCRIPT = [

@@ -482,7 +482,7 @@ def test_cache_threads_and_processes_write_safely(tmp_path: Path) -> None:
         for i in range(60):
             cache.put("embedding", "m", {{"text": f"proc-{{os.getpid()}}-{{i}}"}}, [1.0, float(i)])
     """)
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")])}
     procs = [subprocess.Popen([sys.executable, "-c", script], cwd=repo, env=env) for _ in range(2)]
     errors: list[BaseException] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 from builders import T0, Builder
 
 from dualmem_core.store import SearchFilter
-from dualmem_core.store.base import query_terms
+from dualmem_core.store.query import query_terms
 from dualmem_core.store.sqlite.store import SQLiteStore
 
 WORDS = ("live lives lived living Portland portland Lena café cafe naïve sushi ramen work works worked "

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 _spec = importlib.util.spec_from_file_location(
-    "load_bench", Path(__file__).parents[1] / "benchmarks" / "load.py"
+    "load_bench", Path(__file__).parents[2] / "benchmarks" / "load.py"
 )
 load_bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(load_bench)

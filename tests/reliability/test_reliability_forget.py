@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from leaks import every_file, found_in
 from test_reliability_llm import FlakyModel
 
 from dualmem_core import Editor, Writer, open_store
@@ -30,20 +31,6 @@ KEPT = ["I love ramen.", "My sister Lena lives in Denver.", "I moved to Porto la
 REPLY = {"facts": [{"message_index": 0, "text": f"The user's locker code is {SECRET}.", "subject": "user",
                     "predicate": "lives_in", "object": "Lisbon", "valid_from": None, "valid_to": None,
                     "negated": False, "confidence": 0.9}]}
-
-
-def every_file(*roots: Path) -> list[Path]:
-    return [p for root in roots for p in root.rglob("*") if p.is_file()]
-
-
-def found_in(path: Path, needles: list[str]) -> list[str]:
-    """Needles in the file's bytes, and for Parquet (compressed) in its decoded rows as well."""
-    raw = path.read_bytes()
-    hits = [n for n in needles if n.encode() in raw]
-    if path.suffix == ".parquet":
-        decoded = repr(pq.read_table(path).to_pylist())
-        hits += [n for n in needles if n in decoded and n not in hits]
-    return hits
 
 
 def test_forget_scrubs_the_store_caches_and_every_snapshot_and_rollback_does_not_restore_it(

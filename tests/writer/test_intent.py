@@ -16,7 +16,7 @@ import pytest
 from dualmem_core import Writer
 from dualmem_core.writer.intent import Asked, read_question
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "intent" / "questions.jsonl"
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "intent" / "questions.jsonl"
 T = datetime(2026, 3, 1, 12, tzinfo=UTC)
 
 

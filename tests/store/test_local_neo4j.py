@@ -166,7 +166,7 @@ def test_server_exits_when_its_python_parent_dies(build, tmp_path: Path):
         "print(server.pid, flush=True)\n"
         "os.kill(os.getpid(), 9)\n"
     )
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": f"{repo}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     result = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path / "neo4j")],

@@ -19,7 +19,7 @@ from dualmem_core.writer.extractors.llm import LLMExtractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.writer import Writer
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "llm" / "extract_facts_handwritten.json"
+FIXTURE = Path(__file__).parents[3] / "fixtures" / "llm" / "extract_facts_handwritten.json"
 REPLIES = json.loads(FIXTURE.read_text())
 T = datetime(2026, 3, 2, 18, tzinfo=UTC)
 MESSAGES = [Message("I moved to Portland last week.", T), Message("My sister Lena never eats meat.", T)]

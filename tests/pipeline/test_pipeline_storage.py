@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import DIM
 from dagster import instance_for_test, materialize
-from test_reliability_forget import every_file, found_in
+from leaks import every_file, found_in
 
 from dualmem_core import Writer, open_store
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets

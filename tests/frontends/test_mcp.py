@@ -25,7 +25,7 @@ from dualmem_core.app import open_services
 from dualmem_core.errors import InvalidInput
 from dualmem_core.mcp_server import build_server, is_loopback, parse_time, run_server
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"remember", "recall", "forget", "history"}
 Session = Callable[[ClientSession], Awaitable[None]]
 
