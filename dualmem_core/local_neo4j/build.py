@@ -78,9 +78,9 @@ JVM_FLAGS: tuple[str, ...] = (
     "-Djava.awt.headless=true",
     # Neo4j wraps its Lucene indexes (vector and fulltext) in an NRTCachingDirectory that keeps
     # new segments in heap buffers of a few KB. Lucene reads a 384-float vector that crosses
-    # such a buffer's end by catching a BufferUnderflowException, so an HNSW search spent 3/4
-    # of its CPU filling in stack traces (async-profiler, 10k vectors: 18 ms of server CPU for
-    # 20 neighbours). Without the cache, segments are files, memory-mapped: 2 ms.
+    # such a buffer's end by catching a BufferUnderflowException, so an HNSW search spent most
+    # of its CPU filling in stack traces (seen with async-profiler). Without the cache, segments
+    # are memory-mapped files and the search does no such work.
     "-Dorg.neo4j.kernel.api.impl.index.storage.DirectoryFactory.max_cached_mb=0",
 )
 
