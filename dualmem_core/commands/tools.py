@@ -29,7 +29,8 @@ def evaluate(args: argparse.Namespace) -> int:
     evaluation = run_evaluation(args.out, store_url=args.store, embedders=embedders, parts=parts)
     print(markdown(evaluation.results).split("### Missed")[0].rstrip())
     print(
-        f"\nReport: {evaluation.paths['markdown']}, {evaluation.paths['chart']}, {evaluation.paths['json']}"
+        f"\nReport: {evaluation.paths['markdown']}, {evaluation.paths['chart']}, {evaluation.paths['json']}, "
+        f"{evaluation.paths['table']}"
     )
     if evaluation.failures:
         print("Below thresholds: " + "; ".join(evaluation.failures), file=sys.stderr)
@@ -71,7 +72,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="measure memory quality on the gold-labelled fixture",
         description="Load the evaluation fixture through the Writer, run the "
         "Editor, ask every question before and after, and write a report "
-        "(report.md, metrics.png, metrics.json). Offline: no model is called.",
+        "(report.md, metrics.png, metrics.json, metrics.csv). Offline: no model is called.",
     )
     p.add_argument("--out", default="eval-report", help="report folder (default: ./eval-report)")
     p.add_argument(

@@ -1,13 +1,18 @@
-"""The evaluation report people read: a markdown table, a chart before/after the Editor, JSON."""
+"""The evaluation report people read: markdown tables, a chart before/after the Editor, JSON, CSV."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..extras import require
 from .floors import COUNTS, Floors, below
 from .harness import EvalResult
+from .tables import metrics_frame, per_user_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Metric, higher-is-better, shown as a percentage. Graph metrics exist only after the Editor.
 RETRIEVAL = ["recall@5", "strict_recall@5", "mrr", "past_recall@5", "as_of_recall@5", "stale_first_rate"]
@@ -39,21 +44,25 @@ FRACTIONS = {
 def write_report(
     results: list[EvalResult], folder: str | Path, thresholds: Floors | None = None
 ) -> dict[str, Path]:
-    """report.md, metrics.json and metrics.png in ``folder``; returns their paths."""
+    """report.md, metrics.json, metrics.csv and metrics.png in ``folder``; returns their paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {
         "markdown": folder / "report.md",
         "json": folder / "metrics.json",
         "chart": folder / "metrics.png",
+        "table": folder / "metrics.csv",
     }
+    frame = metrics_frame(results)
     paths["json"].write_text(json.dumps([r.as_dict() for r in results], indent=2, default=str) + "\n")
-    paths["markdown"].write_text(markdown(results, thresholds))
+    frame.to_csv(paths["table"], index=False)
+    paths["markdown"].write_text(markdown(results, thresholds, frame))
     chart(results[0], paths["chart"])
     return paths
 
 
-def markdown(results: list[EvalResult], thresholds: Floors | None = None) -> str:
+def markdown(results: list[EvalResult], thresholds: Floors | None = None,
+             frame: pd.DataFrame | None = None) -> str:
     lines = ["# dualmem evaluation", ""]
     for r in results:
         lines += [f"## Embedder `{r.embedder}` on `{r.store}` ({r.seconds:.1f} s)", ""]
@@ -102,6 +111,9 @@ def markdown(results: list[EvalResult], thresholds: Floors | None = None) -> str
         ]
         if thresholds:
             lines += _threshold_lines(r, thresholds)
+        if frame is not None:
+            lines += ["Each user after the Editor (`metrics.csv` holds every number):", "",
+                      per_user_table(frame, r.embedder), ""]
     lines += ["Definitions: `dualmem_core/evaluation/metrics.py`. Fixture: `fixtures/eval/`.", ""]
     lines += ["Misses are listed for the tune part only: dev and held-out are measured, never read.", ""]
     for r in results:  # after every table, so the tables read as one block
