@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ...sessions import Discourse, Question, Referent
-from .preprocess import bare_job
+from .clause_split import bare_job
 from .truecase import learn_names
 
 _FEMALE = frozenset(

@@ -30,6 +30,7 @@ from ..base import Extraction, Extractor
 from . import dates, discourse
 from .assemble import dedupe, entity_type, finish, proper_entities, reads_future
 from .base import Context, Draft
+from .clause_split import COMPLEMENT_START, ONWARD, bare_job, split_clauses
 from .clauses import Aspect, Subject, is_past_form, parse_aspect, parse_subject
 from .discourse import TEMPORARY, answer_statement
 from .gates import prefiltered
@@ -37,17 +38,13 @@ from .noun_phrases import AWAY, here_in, possessive_drafts, relation_mentions, s
 from .objects import clean, cut, first_to_third, split_items, to_gerund, verb_phrase_base
 from .patterns import match_verb_rules
 from .preprocess import (
-    COMPLEMENT_START,
     CONDITIONAL_SENTENCE,
     IRREALIS,
-    ONWARD,
     TEMPORAL,
-    bare_job,
     is_non_statement,
     is_question,
     normalize,
     open_clause,
-    split_clauses,
     split_sentences,
     starts_question,
 )

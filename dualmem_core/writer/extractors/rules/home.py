@@ -7,9 +7,9 @@ import re
 from . import dates
 from .base import Builder, Context, Draft, Rule, items, rule
 from .common import BE, NUMBER
+from .jobs import org_drafts
 from .lexicon import is_place, is_school
 from .objects import clean, cut, split_items
-from .work import org_drafts
 
 _V_LIVE = r"(?P<v>live|lives|lived|living|reside|resides|resided|residing|stay|stays|staying)"
 

@@ -13,14 +13,14 @@ its object, not its valid time).
 
 from __future__ import annotations
 
-from . import home, people, tastes, work
+from . import home, people, pets, tastes, work
 from .base import Context, Draft, Rule
 from .clauses import is_past_form
 from .gates import Prefiltered, admits, first_chars
 
 # Each domain module owns its builders and its slice of the table; the order here is only the order facts
 # come out in, since every matching rule fires.
-VERB_RULES: tuple[Rule, ...] = (*home.RULES, *work.RULES, *people.RULES, *tastes.RULES)
+VERB_RULES: tuple[Rule, ...] = (*home.RULES, *work.RULES, *people.RULES, *pets.RULES, *tastes.RULES)
 # The first characters each rule's pattern can start with (``gates.py``); None: any.
 _STARTS = tuple(first_chars(r.pattern) for r in VERB_RULES)
 # (first character of the phrase, of the raw phrase, future only) -> the rules that could match, in order,
