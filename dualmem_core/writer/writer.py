@@ -355,8 +355,8 @@ class Writer:
         if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
         self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
-        caches = [c for c in (getattr(self.embedder, "cache", None),
-                              getattr(getattr(self.extractor, "llm", None), "cache", None)) if c is not None]
+        caches = [c for c in (getattr(self.embedder, "cache", None), *self.extractor.caches())
+                  if c is not None]
         # The texts are also what later messages' search texts may hold (``search_text.py``).
         texts = [] if everything and not caches else self._texts_to_forget(user_id, source_ids, memory_id,
                                                                             everything)
