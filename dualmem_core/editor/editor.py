@@ -3,7 +3,8 @@
 Stages decide; only ``publish`` writes, in one transaction per user tagged with the run id.
 The store's guards skip (and report) any operation whose target the Writer changed after the
 snapshot, so the Editor never clobbers newer writes. Publishing a run twice applies it once.
-``rollback`` turns a run's journal into its exact inverse and applies that as a run of its own.
+``rollback`` turns a run's journal into its exact inverse (``undo.py``) and applies that as a run of
+its own.
 One run per user at a time: in this process by a lock, across processes by the user's lease in
 the store (store/lease.py), which a killed run's successor takes over.
 """
@@ -29,12 +30,11 @@ from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
 from ..timeutil import utcnow
 from .config import EditorConfig
-from .decisions import Revise, StageResult, combine
+from .decisions import StageResult, combine
 from .judge import Judge
 from .stages import run_all
+from .undo import _inverse, _touched
 from .view import GraphView
-
-_UNDO_KIND = {"AddMemory": "memory", "AddVersion": "version", "AddEntity": "entity", "AddEdge": "edge"}
 
 
 @dataclass(slots=True)
@@ -347,44 +347,6 @@ def new_run_id() -> str:
     if _models._sequence is not None:  # reproducible ids: the run's derived ids follow from it
         return _models.new_id("run")
     return f"run-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
-
-
-def _touched(results: list[StageResult]) -> list[str]:
-    """Memories and entities a run changes: what a later rollback checks for overlaps."""
-    ids = set()
-    for r in results:
-        for d in r.changing():
-            for op in d.ops:
-                if isinstance(op, Revise):
-                    ids.add(op.memory_id)
-                elif isinstance(op, ch.AddEdge):
-                    ids |= {op.edge.src_id, op.edge.dst_id}
-                ids.add(d.subject)
-    return sorted(ids)
-
-
-def _inverse(record: ch.RunRecord) -> list[ch.Operation]:
-    ops: list[ch.Operation] = []
-    for entry in record.journal:
-        group = f"undo:{entry['group']}"
-        match entry["op"]:
-            case "AddMemory" | "AddVersion" | "AddEntity" | "AddEdge":
-                ops.append(ch.RemoveCreated(_UNDO_KIND[entry["op"]], entry["id"], record.run_id, group=group))
-            case "CloseVersion":
-                ops.append(
-                    ch.ReopenVersion(entry["id"], datetime.fromisoformat(entry["closed_at"]), group=group)
-                )
-            case "CloseEdge":
-                ops.append(
-                    ch.ReopenEdge(entry["id"], datetime.fromisoformat(entry["closed_at"]), group=group)
-                )
-            case "SetReviewState":
-                ops.append(
-                    ch.SetReviewState(entry["id"], entry["previous"], expected=entry["state"], group=group)
-                )
-            case other:
-                raise InvalidInput(f"run {record.run_id} has a journal entry {other!r} that cannot be undone")
-    return ops
 
 
 def _search_texts_as_stored(store: Store, changes: ch.ChangeSet) -> None:

@@ -49,59 +49,42 @@ cardiff" ends "user lives in Cardiff") are superseded with it; the fact stage ke
 current (it tells other things too), if a strong change word is said of its whole value and a
 fact read from the later message, about the same subject, names that value: "Rob is leaving
 Halvorsen Marine!" ends "Roberto works at Halvorsen Marine" (a short form of the name counts
-when the fact's own message wrote both, "my husband Roberto (Rob) ..."; ``_facts_it_ends``).
+when the fact's own message wrote both, "my husband Roberto (Rob) ..."; ``ended_facts.py``).
 A message whose successor was forgotten is restored, as the fact chain heals. Incremental: only
 a new message is compared with those before it.
+
+How a message is read (words, clauses, facts, slots) is in ``messages.py``.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 
 from ..store import EdgeType
-from ..store.models import WRITER
-from ..timeutil import FAR_FUTURE
 from ..vocab import predicates
-from ..vocab.changes import ADDITION, CHANGE, NOT_TOPIC, STRONG, WORD, clauses_of, stem, windows
+from ..vocab.changes import ADDITION, CHANGE, STRONG, stem, windows
 from .config import EditorConfig
 from .decisions import Decision, Revise, edge
+from .ended_facts import _end_fact, _endable, _facts_it_ends
 from .judge import Judge
+from .messages import (
+    DISTINCTIVE,
+    IDENTITY,
+    MIN_COMMON,
+    _ended_values,
+    _Message,
+    _messages,
+    _slots,
+    _topic_words,
+)
 from .stints import ended
-from .text_features import features
 from .view import SELF, GraphView, object_key
 
 STAGE = "supersede"
-USER_ROLES = (None, "user")
 # Only a message about one thing is made past as a whole: a longer one tells several, and
 # superseding it would hide the others (its facts stay, but recall shows the message).
 MAX_WORDS = 30
-# Facts about who the speaker is, not about a slot a later message could change.
-IDENTITY = frozenset({"name", "nickname", "age", "birthday", "birth_year", "from", "speaks"})
-# A word in more than this share of the user's messages (and more than MIN_COMMON of them) is
-# not distinctive: "lol", "today", "work" say little about which thing two messages are about.
-DISTINCTIVE = 0.05
-MIN_COMMON = 3
-
-
-@dataclass
-class _Message:
-    memory_id: str
-    said: datetime
-    words: frozenset[str]  # every word, stemmed lightly
-    clauses: list[tuple[str, ...]]  # the words of each clause (split at punctuation), in order
-    length: int  # words
-    history: bool  # tells of an earlier year ("we lived in Reno from 2015 until 2021")
-    content: frozenset[str]  # content words, stemmed lightly
-    negated: bool
-    facts: list[str] = field(default_factory=list)  # facts the Writer extracted from it
-
-
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def replaced(
@@ -196,70 +179,6 @@ def replaced(
     return decisions
 
 
-def _messages(view: GraphView) -> dict[str, _Message]:
-    """The user's own messages believed now or superseded, with the facts read from each."""
-    facts_of_episode: dict[str, list[str]] = defaultdict(list)
-    for e in view.open_edges(EdgeType.FROM):
-        if e.created_by == WRITER and view.memories.get(e.src_id) and view.memories[e.src_id].kind == "fact":
-            facts_of_episode[e.dst_id].append(e.src_id)
-    out = {}
-    for memory_id, version in view.current.items():
-        memory = view.memories.get(memory_id)
-        if memory is None or memory.kind != "observation" or version.status not in ("active", "superseded"):
-            continue
-        episodes = [view.episodes[ep] for ep in view.sources.get(memory_id, ()) if ep in view.episodes]
-        if not episodes or any(ep.role not in USER_ROLES for ep in episodes):
-            continue
-        f = features(version.text)
-        clauses = clauses_of(version.text)
-        said = min(ep.observed_at for ep in episodes)
-        years = [int(y) for y in _YEAR.findall(version.text)]
-        facts = sorted({
-            fact for ep in episodes for fact in facts_of_episode.get(ep.id, ())
-            if fact in view.current and view.current[fact].status in ("active", "superseded", "duplicate")
-        })
-        out[memory_id] = _Message(
-            memory_id,
-            said,
-            frozenset(w for c in clauses for w in c),
-            [c for c in clauses if c],
-            len(f.words),
-            any(y < said.year for y in years) or "used to" in version.text.casefold(),
-            frozenset(stem(w) for w in f.content),
-            f.negated,
-            facts,
-        )
-    return out
-
-
-def _slots(view: GraphView, message: _Message) -> dict[tuple[str, str], set[str]]:
-    """(subject, single-valued predicate) -> values the message's positive facts told."""
-    out: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for fact in message.facts:
-        v = view.current[fact]
-        if v.predicate and not v.negated and predicates.is_single_valued(v.predicate) \
-                and v.predicate not in IDENTITY:
-            out[(view.fact_subject(fact), predicates.canonical(v.predicate))].add(object_key(v.object))
-    return out
-
-
-def _topic_words(words: frozenset[str], common: set[str]) -> set[str]:
-    return {w for w in words - common - CHANGE - ADDITION - NOT_TOPIC if len(w) > 2 and not w.isdigit()}
-
-
-def _ended_values(view: GraphView, message: _Message) -> set[str]:
-    """Values the message's facts say ended or are no longer so ("was in a relationship with
-    Dan", "doesn't eat meat anymore"), as words."""
-    out = set()
-    said = message.said
-    for fact in message.facts:
-        v = view.current[fact]
-        first = view.versions_of[fact][0]
-        if v.negated or (first.valid_to < FAR_FUTURE and first.valid_to <= said):
-            out.update(stem(w) for w in object_key(v.object).split() if len(w) > 2)
-    return out
-
-
 def _compare(
     view: GraphView,
     earlier: _Message,
@@ -344,85 +263,6 @@ def _compare(
     if shared or cosine >= config.update_grey_cosine:
         return None, evidence
     return False, evidence
-
-
-_Endable = dict[str, list[tuple[str, "_Message", frozenset[str]]]]
-
-
-def _facts_it_ends(view: GraphView, later: _Message, endable: Callable[[], _Endable]) -> dict[str, datetime]:
-    """Single-valued facts a later message says ended, when the message that told them tells
-    other things too (so it stays current): "big news: Rob is leaving Halvorsen Marine!" ends
-    "Roberto works at Halvorsen Marine" of "my husband Roberto (Rob) ... he's an engineer at
-    Halvorsen Marine, he likes order", and nothing else that message said.
-
-    Proof from structure, not wording: a strong change word said of the fact's whole value (in
-    its window, ``changes.windows``), and a fact the extractor read from the later message about the
-    same subject (``_same_subject``) whose object names that whole value too. ``endable()``:
-    value word -> the facts that could be ended (``_endable``), built once, when first needed.
-
-    fact -> when it ends: when the message was said, or when the next thing it tells of the same
-    subject begins, if later ("Cami is leaving Citizens Bank! starting Monday she'll run the
-    books for Pão Quente": the bank job ends on that Monday)."""
-    strong = [w for w in windows(later.clauses) if w & STRONG and not w & ADDITION]
-    if not strong or later.history:
-        return {}
-    told = [view.current[f] for f in later.facts if view.current[f].status == "active"]
-    told_words = [(t.subject, {stem(w) for w in WORD.findall(object_key(t.object))}) for t in told]
-    out = {}
-    index = endable() if told_words else {}
-    for word in frozenset().union(*strong):
-        for fact, earlier, value in index.get(word, ()):
-            if not earlier.said < later.said or view.current[fact].valid_from > later.said:
-                continue
-            if not any(value <= w for w in strong):
-                continue  # the change is not said of this value, as a whole
-            if any(value <= named and _same_subject(view, fact, earlier, subject)
-                   for subject, named in told_words):
-                out[fact] = min((t.valid_from for t in told if t.valid_from > later.said
-                                 and _same_subject(view, fact, earlier, t.subject)), default=later.said)
-    return dict(sorted(out.items()))
-
-
-def _endable(view: GraphView, messages: dict[str, _Message], successors: dict[str, set[str]]) -> _Endable:
-    """value word -> (fact, message that told it, its value's words): the user's messages' facts
-    a later message can end (``_facts_it_ends``): active, positive, single-valued, not about who
-    the speaker is, not already ended by the fact chain."""
-    out: _Endable = defaultdict(list)
-    for earlier in messages.values():
-        for fact in earlier.facts:
-            v = view.current[fact]
-            if (v.status != "active" or v.negated or not v.predicate or v.predicate in IDENTITY
-                    or not predicates.is_single_valued(v.predicate) or successors.get(fact)):
-                continue
-            value = frozenset(stem(w) for w in WORD.findall(object_key(v.object)))
-            for word in value:
-                out[word].append((fact, earlier, value))
-    return out
-
-
-def _same_subject(view: GraphView, fact: str, earlier: _Message, subject: str | None) -> bool:
-    """Whether ``subject`` (of a later fact) names the subject of ``fact``: the same key (the
-    user's own names count as the user), or a short form of its name ("Cami" for "Camila") that
-    the message telling the fact also wrote (it named both)."""
-    theirs, key = view.fact_subject(fact), view.subject_named(subject)
-    if key == theirs:
-        return True
-    first = theirs.split()[0] if theirs else ""
-    return (len(key) >= 3 and " " not in key and key != first and first.startswith(key)
-            and key in {w.casefold() for w in WORD.findall(view.current[earlier.memory_id].text)})
-
-
-def _end_fact(view: GraphView, fact: str, later: _Message, ends: datetime) -> Decision:
-    version = view.current[fact]
-    _, valid_to = ended((version.valid_from, version.valid_to), ends)
-    ops = [
-        Revise(fact, version.id, {"status": "superseded", "valid_to": valid_to}),
-        edge(view, EdgeType.SUPERSEDES, later.memory_id, fact, rule="ends the fact it named"),
-    ]
-    shown = {"predicate": version.predicate, "object": version.object,
-             "valid_to": valid_to.date().isoformat(), "by": view.current[later.memory_id].text[:80]}
-    return Decision("supersede", fact, "update in own words: ends the fact it named", later.memory_id,
-                    shown, ops)
 
 
 def _shown(evidence: dict) -> dict:

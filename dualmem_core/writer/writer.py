@@ -2,20 +2,15 @@
 
 ``remember`` stores each message first as an episode (so nothing is lost to extraction), makes
 it recallable as an observation, adds the facts an extractor finds, links them to the people
-and places they mention and to their nearest neighbours, and writes it all in one
-transaction. ``recall`` is hybrid and explainable (see ``recall.py`` and ``scoring.py``).
+and places they mention and to their nearest neighbours (``batch.py``), and writes it all in
+one transaction. ``recall`` is hybrid and explainable (see ``recall.py`` and ``scoring.py``).
 """
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-
-import numpy as np
 
 from ..errors import InvalidInput, NotFound
 from ..providers import Embedder, HashingEmbedder
@@ -23,7 +18,6 @@ from ..providers.llm import LLM
 from ..store import (
     Edge,
     EdgeType,
-    Entity,
     Episode,
     Memory,
     MemoryVersion,
@@ -31,13 +25,13 @@ from ..store import (
     Store,
     WriteBatch,
 )
-from ..store import models as _models
 from ..store.forgetting import ForgetReceipt
 from ..store.query import query_terms
 from ..store.snapshot import scrub_snapshots, snapshot_dirs
 from ..store.validate import check_k, check_stored_user_id, check_text, check_user_id
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from ..vocab import predicates
+from .batch import _new_id, drop_exact_duplicates, embed_and_link, link_entities
 from .extractors import default_extractor
 from .extractors.base import Extractor
 from .facts import Fact, Message, mentioned_entities
@@ -52,42 +46,6 @@ from .sessions import Discourse, SessionContexts
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
 RECALLED_STATUSES = ("active", "superseded")
-
-
-class _RandomBits:
-    """os.urandom's bytes, read a few kilobytes at a time: a remember makes hundreds of ids, and
-    a system call each was a tenth of the Writer's own time."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._pool = b""
-        self._at = 0
-
-    def hex(self, size: int) -> str:
-        with self._lock:
-            if self._at + size > len(self._pool):
-                self._pool, self._at = os.urandom(4096), 0
-            part = self._pool[self._at:self._at + size]
-            self._at += size
-        return part.hex()
-
-    def forget(self) -> None:
-        self._lock = threading.Lock()
-        self._pool, self._at = b"", 0
-
-
-_RANDOM = _RandomBits()
-os.register_at_fork(after_in_child=_RANDOM.forget)  # a forked child must not reuse the parent's bytes
-
-
-def _new_id(prefix: str) -> str:
-    """An id like ``models.new_id``'s (prefix, 32 hex digits), but time-ordered: 48 bits of
-    milliseconds, then 80 random bits. New records then land at the end of every index on their
-    ids instead of on random pages: at 10k memories it halved the time of the store write.
-    Inside ``models.reproducible_ids`` they come from its sequence."""
-    if _models._sequence is not None:
-        return _models.new_id(prefix)
-    return f"{prefix}_{time.time_ns() // 1_000_000:012x}{_RANDOM.hex(10)}"
 
 
 @dataclass(slots=True)
@@ -189,9 +147,10 @@ class Writer:
                          dst_id=episode.id)
                 )
         with self.store.reading():  # the three lookups share one read transaction (Neo4j)
-            self._drop_exact_duplicates(user_id, pending, batch, result)
-            self._embed_and_link(user_id, pending, batch)
-            self._link_entities(user_id, pending, batch)
+            drop_exact_duplicates(self.store, user_id, pending, batch, result)
+            embed_and_link(self.store, self.embedder, user_id, pending, batch,
+                           self.config.similar_links, self.config.similar_threshold)
+            link_entities(self.store, user_id, pending, batch)
         self.store.write(batch)
         return result
 
@@ -285,78 +244,6 @@ class Writer:
             confidence=min(max(fact.confidence, 0.0), 1.0),
             negated=fact.negated,
         )
-
-    def _drop_exact_duplicates(
-        self, user_id: str, pending: list, batch: WriteBatch, result: RememberResult
-    ) -> None:
-        """An exact duplicate (same normalised text) re-sources the memory that exists."""
-        # Only a live memory absorbs a repeat: a superseded one ("lived in Seattle") told again is
-        # news (moved back), and a copy the Editor folded away points at its canonical memory.
-        stored = {
-            v.content_hash: v.memory_id
-            for v in self.store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])
-            if v.status == "active"
-        }
-        first: dict[str, str] = {}
-        kept = []
-        provenance: dict[str, list[Edge]] = {}  # FROM edges by the memory they start at
-        for edge in batch.edges:
-            if edge.type == EdgeType.FROM:
-                provenance.setdefault(edge.src_id, []).append(edge)
-        for memory, version, entities in pending:
-            existing = stored.get(version.content_hash) or first.get(version.content_hash)
-            if existing is None:
-                first[version.content_hash] = memory.id
-                kept.append((memory, version, entities))
-                result.memory_ids.append(memory.id)
-                if memory.kind == "fact":
-                    result.fact_ids.append(memory.id)
-                continue
-            if version.content_hash in stored:
-                result.skipped_duplicates.append(existing)
-            for edge in provenance.get(memory.id, ()):  # move the provenance onto the memory that stays
-                edge.src_id = existing
-        # A message repeating itself would now hold the same provenance edge twice.
-        unique_from = {(e.src_id, e.dst_id): e for e in batch.edges if e.type == EdgeType.FROM}
-        batch.edges[:] = [e for e in batch.edges if e.type != EdgeType.FROM] + list(unique_from.values())
-        pending[:] = kept
-        batch.memories += [m for m, _, _ in kept]
-        batch.versions += [v for _, v, _ in kept]
-
-    def _embed_and_link(self, user_id: str, pending: list, batch: WriteBatch) -> None:
-        """Embed every new memory in one call and link each to its close existing neighbours."""
-        if not pending:
-            return
-        vectors = self.embedder.embed([v.text for _, v, _ in pending])
-        for (_, version, _), vector in zip(pending, vectors, strict=True):
-            version.embedding = np.asarray(vector, dtype=np.float32)
-        nearest = self.store.nearest_memories(user_id, [v.embedding for _, v, _ in pending],
-                                              self.config.similar_links, self.config.similar_threshold)
-        for (memory, _, _), neighbours in zip(pending, nearest, strict=True):
-            batch.edges += [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO,
-                                 src_id=memory.id,
-                                 dst_id=other, props={"score": round(score, 4)})
-                            for other, score in neighbours]
-
-    def _link_entities(self, user_id: str, pending: list, batch: WriteBatch) -> None:
-        """MENTIONS edges to entities found by exact name or alias, new ones otherwise.
-        Fuzzier matches ("Bob" = "Robert Smith") are the Editor's to resolve."""
-        names = {name for _, _, entities in pending for name, _ in entities}
-        known = {}
-        for entity in self.store.find_entities(user_id, sorted(names)):
-            for key in (entity.name, *entity.aliases):
-                known.setdefault(key.casefold(), entity.id)
-        for memory, _, entities in pending:
-            for name, type_ in dict.fromkeys(entities):
-                entity_id = known.get(name.casefold())
-                if entity_id is None:
-                    entity = Entity(id=_new_id("ent"), user_id=user_id, name=name, type=type_)
-                    batch.entities.append(entity)
-                    entity_id = known[name.casefold()] = entity.id
-                batch.edges.append(
-                    Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.MENTIONS, src_id=memory.id,
-                         dst_id=entity_id)
-                )
 
     # -- read -----------------------------------------------------------------------------
 
@@ -468,8 +355,8 @@ class Writer:
         if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
         self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
-        caches = [c for c in (getattr(self.embedder, "cache", None),
-                              getattr(getattr(self.extractor, "llm", None), "cache", None)) if c is not None]
+        caches = [c for c in (getattr(self.embedder, "cache", None), *self.extractor.caches())
+                  if c is not None]
         # The texts are also what later messages' search texts may hold (``search_text.py``).
         texts = [] if everything and not caches else self._texts_to_forget(user_id, source_ids, memory_id,
                                                                             everything)

@@ -321,7 +321,7 @@ def test_the_loop_gives_the_same_numbers_every_run(tmp_path):
 
 def test_reproducible_ids_count_up_in_creation_order_and_end_with_the_block():
     from dualmem_core.store.models import new_id, reproducible_ids
-    from dualmem_core.writer.writer import _new_id
+    from dualmem_core.writer.batch import _new_id
 
     with reproducible_ids():
         ids = [new_id("mem"), _new_id("mem"), new_id("mem")]

@@ -156,7 +156,7 @@ def test_before_a_value_asks_for_the_one_just_before_it_where_no_edge_says_which
     scores best on its own (as a fact told more often would) but ended before Globex began."""
     from dualmem_core.store import Memory, MemoryVersion, SearchFilter, SearchHit
     from dualmem_core.writer.intent import Asked
-    from dualmem_core.writer.recall import _predecessors_of_named
+    from dualmem_core.writer.reorder import _predecessors_of_named
 
     def fact(value: str, score: float, began: int, ended: int | None) -> tuple:
         memory = Memory(user_id="u", kind="fact")
@@ -186,7 +186,7 @@ def test_asked_about_the_present_an_ended_fact_of_the_slot_is_dealt_below_every_
     """"Lucas was her boyfriend" (ended by the Editor) scores best on its own; the newer message
     telling who she is dating now, with no fact of it, takes the first place."""
     from dualmem_core.store import Memory, MemoryVersion, SearchHit
-    from dualmem_core.writer.recall import _newest_first
+    from dualmem_core.writer.reorder import _newest_first
 
     def hit(text: str, score: float, day: int, current: bool, predicate: str | None = None) -> tuple:
         memory = Memory(user_id="u", kind="fact" if predicate else "observation")

@@ -1,10 +1,11 @@
 """What every extractor is to the Writer: one batch of messages in, facts per message out.
 
-The Writer calls ``extract_batch(messages, context)`` and nothing else, so an extractor (the rules,
-an LLM, a test's script) plugs in by implementing this one method. ``reads_context`` says whether
-it also wants the assistant's turns (their questions) and the session's ``Discourse``
-(``writer/sessions.py``); ``Extraction.report``, when set, is what ``RememberResult.extractor``
-says of the call (the LLM extractor's "llm" or "rules (LLM timeout)").
+The Writer calls ``extract_batch(messages, context)`` to extract, so an extractor (the rules, an
+LLM, a test's script) plugs in by implementing this one method; a forget also asks it for its
+``caches()``. ``reads_context`` says whether it also wants the assistant's turns (their
+questions) and the session's ``Discourse`` (``writer/sessions.py``); ``Extraction.report``, when
+set, is what ``RememberResult.extractor`` says of the call (the LLM extractor's "llm" or "rules
+(LLM timeout)").
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..facts import Fact, Message
 
 if TYPE_CHECKING:
+    from ...providers import ProviderCache
     from ..sessions import Discourse
 
 
@@ -36,6 +38,11 @@ class Extractor(ABC):
     @abstractmethod
     def extract_batch(self, messages: list[Message], context: Discourse | None = None) -> Extraction:
         """Facts per message, in order; ``context`` is the session's discourse (None without one)."""
+
+    def caches(self) -> list[ProviderCache]:
+        """The provider caches holding what this extractor derived from message texts, which
+        ``Writer.forget`` purges of the forgotten texts; none unless it calls a cached model."""
+        return []
 
 
 class MessageExtractor(Protocol):

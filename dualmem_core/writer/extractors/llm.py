@@ -22,6 +22,7 @@ from ..facts import Fact, Message
 from .base import Extraction, Extractor, MessageExtractor
 
 if TYPE_CHECKING:
+    from ...providers import ProviderCache
     from ..sessions import Discourse
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,11 @@ class LLMExtractor(Extractor):
         self.fallback = fallback
         self.stats = ExtractionStats()
         self._stats_lock = threading.Lock()  # one Writer serves many threads
+
+    def caches(self) -> list[ProviderCache]:
+        """The model's reply cache, when the model is a cached one (``CachedLLM``)."""
+        cache = getattr(self.llm, "cache", None)
+        return [cache] if cache is not None else []
 
     def extract_many(self, messages: list[Message]) -> list[list[Fact]]:
         return self.extract_batch(messages).facts

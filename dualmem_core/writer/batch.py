@@ -1,0 +1,131 @@
+"""One remember's write batch beyond the records of its messages: the ids every record gets, the
+exact duplicates folded into what is stored, and the SIMILAR_TO and MENTIONS links.
+
+Separate from ``writer.py`` so the Writer reads as its API (remember, recall, history, profile,
+forget) and the batch it hands the store in one transaction can be read on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import numpy as np
+
+from ..providers import Embedder
+from ..store import Edge, EdgeType, Entity, Store, WriteBatch
+from ..store import models as _models
+from .results import RememberResult
+
+
+class _RandomBits:
+    """os.urandom's bytes, read a few kilobytes at a time: a remember makes hundreds of ids, and
+    a system call each was a tenth of the Writer's own time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool = b""
+        self._at = 0
+
+    def hex(self, size: int) -> str:
+        with self._lock:
+            if self._at + size > len(self._pool):
+                self._pool, self._at = os.urandom(4096), 0
+            part = self._pool[self._at:self._at + size]
+            self._at += size
+        return part.hex()
+
+    def forget(self) -> None:
+        self._lock = threading.Lock()
+        self._pool, self._at = b"", 0
+
+
+_RANDOM = _RandomBits()
+os.register_at_fork(after_in_child=_RANDOM.forget)  # a forked child must not reuse the parent's bytes
+
+
+def _new_id(prefix: str) -> str:
+    """An id like ``models.new_id``'s (prefix, 32 hex digits), but time-ordered: 48 bits of
+    milliseconds, then 80 random bits. New records then land at the end of every index on their
+    ids instead of on random pages: at 10k memories it halved the time of the store write.
+    Inside ``models.reproducible_ids`` they come from its sequence."""
+    if _models._sequence is not None:
+        return _models.new_id(prefix)
+    return f"{prefix}_{time.time_ns() // 1_000_000:012x}{_RANDOM.hex(10)}"
+
+
+def drop_exact_duplicates(
+    store: Store, user_id: str, pending: list, batch: WriteBatch, result: RememberResult
+) -> None:
+    """An exact duplicate (same normalised text) re-sources the memory that exists."""
+    # Only a live memory absorbs a repeat: a superseded one ("lived in Seattle") told again is
+    # news (moved back), and a copy the Editor folded away points at its canonical memory.
+    stored = {
+        v.content_hash: v.memory_id
+        for v in store.find_by_content_hash(user_id, [v.content_hash for _, v, _ in pending])
+        if v.status == "active"
+    }
+    first: dict[str, str] = {}
+    kept = []
+    provenance: dict[str, list[Edge]] = {}  # FROM edges by the memory they start at
+    for edge in batch.edges:
+        if edge.type == EdgeType.FROM:
+            provenance.setdefault(edge.src_id, []).append(edge)
+    for memory, version, entities in pending:
+        existing = stored.get(version.content_hash) or first.get(version.content_hash)
+        if existing is None:
+            first[version.content_hash] = memory.id
+            kept.append((memory, version, entities))
+            result.memory_ids.append(memory.id)
+            if memory.kind == "fact":
+                result.fact_ids.append(memory.id)
+            continue
+        if version.content_hash in stored:
+            result.skipped_duplicates.append(existing)
+        for edge in provenance.get(memory.id, ()):  # move the provenance onto the memory that stays
+            edge.src_id = existing
+    # A message repeating itself would now hold the same provenance edge twice.
+    unique_from = {(e.src_id, e.dst_id): e for e in batch.edges if e.type == EdgeType.FROM}
+    batch.edges[:] = [e for e in batch.edges if e.type != EdgeType.FROM] + list(unique_from.values())
+    pending[:] = kept
+    batch.memories += [m for m, _, _ in kept]
+    batch.versions += [v for _, v, _ in kept]
+
+
+def embed_and_link(store: Store, embedder: Embedder, user_id: str, pending: list, batch: WriteBatch,
+                   links: int, threshold: float) -> None:
+    """Embed every new memory in one call and link each to its close existing neighbours."""
+    if not pending:
+        return
+    vectors = embedder.embed([v.text for _, v, _ in pending])
+    for (_, version, _), vector in zip(pending, vectors, strict=True):
+        version.embedding = np.asarray(vector, dtype=np.float32)
+    nearest = store.nearest_memories(user_id, [v.embedding for _, v, _ in pending],
+                                     links, threshold)
+    for (memory, _, _), neighbours in zip(pending, nearest, strict=True):
+        batch.edges += [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO,
+                             src_id=memory.id,
+                             dst_id=other, props={"score": round(score, 4)})
+                        for other, score in neighbours]
+
+
+def link_entities(store: Store, user_id: str, pending: list, batch: WriteBatch) -> None:
+    """MENTIONS edges to entities found by exact name or alias, new ones otherwise.
+    Fuzzier matches ("Bob" = "Robert Smith") are the Editor's to resolve."""
+    names = {name for _, _, entities in pending for name, _ in entities}
+    known = {}
+    for entity in store.find_entities(user_id, sorted(names)):
+        for key in (entity.name, *entity.aliases):
+            known.setdefault(key.casefold(), entity.id)
+    for memory, _, entities in pending:
+        for name, type_ in dict.fromkeys(entities):
+            entity_id = known.get(name.casefold())
+            if entity_id is None:
+                entity = Entity(id=_new_id("ent"), user_id=user_id, name=name, type=type_)
+                batch.entities.append(entity)
+                entity_id = known[name.casefold()] = entity.id
+            batch.edges.append(
+                Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.MENTIONS, src_id=memory.id,
+                     dst_id=entity_id)
+            )

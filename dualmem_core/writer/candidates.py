@@ -1,0 +1,196 @@
+"""Recall's candidates: the hits of every ranked list (vector, full text, the asked facts read
+from the store, the cue words), the memories one hop away through shared entities, and the
+signals ``scoring`` fuses, including whose facts a question asks for.
+
+Separate from ``recall.py``, which orders and returns what is gathered here, so that the
+gathering of candidates and their signals can be read as one piece.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..store import SearchFilter, SearchHit, Store
+from ..vocab.predicates import canonical, is_single_valued
+from . import scoring
+from .intent import RELATIONS, Asked
+from .search_text import speaker_of
+
+SEEDS = 5  # best hits whose entities are expanded
+HUB_DEGREE = 50  # an entity mentioned by more memories than this is a hub: not expanded
+LOOKUP = 10  # facts of the asked predicates read straight from the store, latest first
+
+
+@dataclass(slots=True)
+class _Candidate:
+    hit: SearchHit
+    signals: scoring.Signals = field(default_factory=scoring.Signals)
+
+
+def _candidate(candidates: dict[str, _Candidate], hit: SearchHit) -> _Candidate:
+    """The candidate of the hit's version, made on first sight (a recall meets ~60 hits, most of
+    them in two or three lists)."""
+    cand = candidates.get(hit.version.id)
+    if cand is None:
+        cand = candidates[hit.version.id] = _Candidate(hit)
+    return cand
+
+
+def _add_cues(candidates: dict[str, _Candidate], found: list[SearchHit], asked: Asked, cues: str) -> None:
+    """One more ranked list for a question about the present: the user's messages in the words
+    facts of the asked predicates are stated in ("what pets does she have?" finds "my cat
+    knocked the latte over", whose pet the extractor may have missed), scored by their text
+    match to those words (``scoring.W_CUE``).
+
+    Not searched for the past or as of a date: the words find every telling of every period
+    alike, and lifting them moved old tellings above the answer. Asked about now, a message said
+    before the latest value of a single-valued predicate asked for took hold is left out: "we
+    moved to Denver" tells of an earlier state once a later move is known. A message must say a
+    cue word itself: full-text search also matches the earlier turns indexed with it
+    (``search_text.py``), and "any tips on running shoes?" two turns after the cat is no pet."""
+    words = set(cues.split())
+    found = [h for h in found if _says(h.version.text, words)]
+    since = max((c.hit.version.valid_from for c in candidates.values()
+                 if c.hit.version.predicate and c.hit.version.status == "active"
+                 and canonical(c.hit.version.predicate) in asked.predicates
+                 and is_single_valued(canonical(c.hit.version.predicate))), default=None)
+    found = [h for h in found if since is None or h.version.valid_from >= since]
+    best = max((h.score for h in found), default=0.0)
+    for rank, hit in enumerate(found, 1):
+        cand = _candidate(candidates, hit)
+        cand.signals.ranks.append(rank)
+        cand.signals.cue = hit.score / best if best > 0 else 0.0
+
+
+def _mark_spoken(candidates: dict[str, _Candidate], query: str) -> None:
+    """Mark the messages said by a person the question names, among the speakers of the
+    candidates (a name is matched whole, as words of the question)."""
+    said_by = {key: speaker_of(c.hit.version.text, c.hit.version.search_text)
+               for key, c in candidates.items() if c.hit.memory.kind != "fact"}
+    asked = _words(query)
+    named = {sp for sp in set(said_by.values()) - {None} if _words(sp) in asked}
+    for key, speaker in said_by.items():
+        if speaker in named:
+            candidates[key].signals.spoken = True
+
+
+def _words(text: str) -> str:
+    """The text's words, casefolded, space-separated and padded: " ana lima " is in " did ana lima go "."""
+    return " " + " ".join(re.findall(r"\w+", text.casefold())) + " "
+
+
+def _says(text: str, words: set[str]) -> bool:
+    """Whether the text has one of the words, or its plural ("cats" for "cat")."""
+    return any(w in words or w.removesuffix("s") in words for w in re.findall(r"\w+", text.casefold()))
+
+
+def _look_up(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], asked: Asked,
+             k: int) -> None:
+    """Add the facts of the asked predicates (and of the relations the question goes through) and
+    score how well each candidate answers: its predicate is asked for, about the one asked about."""
+    facts = [c for c in candidates.values() if c.hit.version.predicate]
+    about = _asked_about(facts, asked)
+    answering = sum(canonical(c.hit.version.predicate) in asked.predicates
+                    and (c.hit.version.subject or "").casefold() in about for c in facts)
+    if answering < k:  # the searches found too few answers: read them from the store
+        wanted = [*asked.predicates, *(r for r in asked.relations if r not in asked.predicates)]
+        # The lookup is one more list, latest first: its facts share in the rank fusion as the
+        # vector and text lists' hits do.
+        found = store.list_facts(flt, predicates=wanted, limit=LOOKUP)
+        # Latest first, equal times by text: facts told in one message share their times, and
+        # the store breaks that tie by (random) id.
+        found.sort(key=lambda h: (-h.version.valid_from.timestamp(), h.version.text, h.version.id))
+        for rank, hit in enumerate(found, 1):
+            _candidate(candidates, hit).signals.ranks.append(rank)
+        facts = [c for c in candidates.values() if c.hit.version.predicate]
+        about = _asked_about(facts, asked)
+    relations = set(asked.relations)
+    for cand in facts:
+        version = cand.hit.version
+        predicate = canonical(version.predicate)
+        subject = (version.subject or "").casefold()
+        value = (version.object or "").casefold()
+        if predicate in relations and subject == "user":
+            cand.signals.intent = scoring.INTENT_RELATION  # the link to the person asked about
+        elif predicate in asked.predicates:
+            if subject not in about:  # "Robert lives in Boston" does not say where the user lives
+                cand.signals.aside = True
+            elif value not in asked.excluded:
+                cand.signals.intent = 1.0
+        if value and value in asked.excluded:  # "before Denver": the Denver fact is not the answer
+            cand.signals.aside = True
+
+
+def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
+    """Whose facts the question asks for, casefolded subjects: the people it names that some fact
+    is about, and the people its relations lead to ("her mum": the user's parent facts). Else the
+    user, unless it goes through a relation no fact resolves ("where does her sister live?" with
+    no sister known: nobody's facts answer it)."""
+    people = {(c.hit.version.subject or "").casefold() for c in facts}
+    people |= {(c.hit.version.object or "").casefold() for c in facts
+               if canonical(c.hit.version.predicate) in RELATIONS}
+    about = set()
+    for name in asked.names:
+        folded = name.casefold()
+        about |= {p for p in people if p == folded or p.split(" ")[0] == folded}
+    for cand in facts:
+        version = cand.hit.version
+        if (canonical(version.predicate) in asked.relations and (version.subject or "").casefold() == "user"
+                and version.object and not version.negated):
+            about.add(version.object.casefold())
+    if about or asked.relations:
+        return about
+    return {"user"}  # a name no fact is about may be the user's own, not yet known as such
+
+
+def _expand(
+    store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]]
+) -> None:
+    """Add memories sharing entities with the best hits, scored by what they share."""
+    seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
+    if not seeds:
+        return
+    known = {c.hit.memory.id for c in candidates.values()}
+    # Neighbours count by what they share; their vectors stay in the store (they would be
+    # in the vector list already if they were close to the query).
+    neighbours, found, versions = store.expand(flt, seeds, known, max_entity_degree=HUB_DEGREE, limit=50)
+    shared = {n.memory_id: len(n.via_entities) for n in neighbours}
+    for cand in candidates.values():
+        cand.signals.shared_entities = shared.get(cand.hit.memory.id, 0)
+    memories = {m.id: m for m in found}
+    for version in versions:
+        memory = memories.get(version.memory_id)
+        if memory is None or not _admits(
+            flt,
+            memory.agent_id,
+            memory.session_id,
+            memory.kind,
+            version.status,
+            version.valid_from,
+            version.valid_to,
+        ):
+            continue
+        candidates[version.id] = _Candidate(
+            SearchHit(memory, version, 0.0), scoring.Signals(shared_entities=shared[memory.id])
+        )
+
+
+def _admits(
+    flt: SearchFilter,
+    agent: str | None,
+    session: str | None,
+    kind: str,
+    status: str,
+    valid_from: datetime,
+    valid_to: datetime,
+) -> bool:
+    """The search filter, applied to a memory reached through the graph."""
+    return (
+        (flt.agent_id is None or agent == flt.agent_id)
+        and (flt.session_id is None or session == flt.session_id)
+        and (flt.kinds is None or kind in flt.kinds)
+        and (flt.statuses is None or status in flt.statuses)
+        and (flt.valid_at is None or valid_from <= flt.valid_at < valid_to)
+    )
