@@ -2,7 +2,7 @@
 
 A question asks "what pets does she have?"; the message that answers it says "my cat knocked the
 latte over" and never "pet". When the question's reading (``writer/intent.py``) names the predicates
-it asks for, recall searches the user's messages once more for these words as well (``writer/recall.py``,
+it asks for, recall searches the user's messages once more for these words as well (``writer/candidates.py``,
 the cue list), so a message whose facts the extractor missed can still be found by what it is
 about. The words are plain English forms (the full-text indexes stem them: "moved" finds
 "move"); the relation and pet nouns are the ones the extractor reads (``relation_words.py``), so the
