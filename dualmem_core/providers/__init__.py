@@ -3,7 +3,8 @@
 See ``config.py`` for the environment variables, ``cache.py`` for the cache modes.
 """
 
-from .cache import CacheMode, CacheStats, ProviderCache, cache_key, text_hash
+from .cache import CacheMode, CacheStats, ProviderCache
+from .cache_format import cache_key, text_hash
 from .config import ProviderConfig, default_cache_path, make_embedder, make_llm, open_cache
 from .embedding import (
     CachedEmbedder,

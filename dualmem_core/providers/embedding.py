@@ -35,7 +35,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import CacheMiss, DualmemError, InvalidInput, ProviderConfigError, ProviderError
-from .cache import EMBEDDING, CacheMode, ProviderCache
+from .cache import CacheMode, ProviderCache
+from .cache_format import EMBEDDING
 
 
 class Embedder(Protocol):

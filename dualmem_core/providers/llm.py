@@ -27,8 +27,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from ..errors import InvalidInput, ProviderError
-from .cache import LLM as LLM_KIND
 from .cache import ProviderCache
+from .cache_format import LLM as LLM_KIND
 from .embedding import _mask, _short, _where, make_openai_client, openai_error
 
 log = logging.getLogger(__name__)
