@@ -13,7 +13,8 @@ from .embedding import (
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
 )
-from .llm import LLM, CachedLLM, LLMReply, OpenAILLM, Usage, UsageMeter, check_schema, validate
+from .json_schema import check_schema, validate
+from .llm import LLM, CachedLLM, LLMReply, OpenAILLM, Usage, UsageMeter
 
 __all__ = [
     "LLM",
