@@ -90,7 +90,7 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
     extractor as the same ``facts.Message`` (``extractor`` defaults to ``RuleExtractor()``), with
     its session's discourse context when the extractor reads one, assistant turns heard.
     """
-    from dualmem_core.evaluation.fixture import load_fixture
+    from dualmem_core.evaluation.fixture_loading import load_fixture
     from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages

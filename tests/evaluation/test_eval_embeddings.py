@@ -24,7 +24,8 @@ from dualmem_core.evaluation.embeddings import (
     recorded_texts,
     recording_meta,
 )
-from dualmem_core.evaluation.fixture import Fixture, load_fixture
+from dualmem_core.evaluation.fixture import Fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.providers import HashingEmbedder
 from dualmem_core.providers.embedding import SentenceTransformerEmbedder
 
