@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dualmem_core.errors import CacheError, CacheMiss
-from dualmem_core.providers.embedding import DEFAULT_LOCAL_MODEL, _check_texts
+from dualmem_core.providers.embedding import _check_texts
+from dualmem_core.providers.local_embedding import DEFAULT_LOCAL_MODEL
 
 from .fixture import DEFAULT_FOLDER
 
