@@ -32,7 +32,8 @@ import time
 from collections import Counter
 
 from benchmarks import extraction_corpus, extraction_dialogues
-from dualmem_core.evaluation.fixture import GoldFact, load_fixture
+from dualmem_core.evaluation.fixture import GoldFact
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.evaluation.metrics import said_in
 from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message

@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks import extraction_corpus
-from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Fact, Message
 

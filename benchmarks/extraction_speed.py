@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from benchmarks import extraction_corpus, extraction_fingerprint
-from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
 from dualmem_core.writer.facts import Message
 

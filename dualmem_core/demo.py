@@ -87,7 +87,7 @@ def run_demo(url: str | None = None, out: Path | None = None) -> DemoResult:
 
 def _examples() -> list[tuple[str, datetime | None]]:
     """The example user's first present-time and first as-of question (their vectors are recorded)."""
-    from .evaluation.fixture import load_fixture
+    from .evaluation.fixture_loading import load_fixture
 
     asked = load_fixture().questions_of(EXAMPLE_USER)
     present = next(q for q in asked if q.kind == "present")

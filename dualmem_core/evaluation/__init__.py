@@ -1,5 +1,5 @@
 """Evaluation data: the gold-labelled fixture and its loader."""
 
-from .fixture import load_fixture
+from .fixture_loading import load_fixture
 
 __all__ = ["load_fixture"]

@@ -30,14 +30,18 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dualmem_core.errors import CacheError, CacheMiss
-from dualmem_core.providers.embedding import DEFAULT_LOCAL_MODEL, _check_texts
+from dualmem_core.providers.embedding import _check_texts
+from dualmem_core.providers.local_embedding import DEFAULT_LOCAL_MODEL
 
 from .fixture import DEFAULT_FOLDER
+
+if TYPE_CHECKING:
+    from dualmem_core.writer.extractors.base import Extractor
 
 DEFAULT_ARTIFACT = DEFAULT_FOLDER / "embeddings-minilm.npz"
 MODEL_NAME = f"sentence-transformers:{DEFAULT_LOCAL_MODEL}"  # SentenceTransformerEmbedder().name
@@ -81,16 +85,17 @@ class FixtureTexts:
         }
 
 
-def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) -> FixtureTexts:
+def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Extractor | None = None) -> FixtureTexts:
     """Every text the evaluation loop embeds for the fixture in ``folder``.
 
     Messages and their facts are mirrored on ``Writer.remember``: each message becomes an
     ``InputMessage`` through the same ``to_messages`` (time in UTC, speaker defaulting to the
     role), the roles of ``WriterConfig().extract_roles`` are mined, and each is handed to the
-    extractor as the same ``facts.Message`` (``extractor`` defaults to ``RuleExtractor()``), with
-    its session's discourse context when the extractor reads one, assistant turns heard.
+    extractor's ``extract_batch`` as the same ``facts.Message`` (``extractor`` defaults to
+    ``RuleExtractor()``) with its session's discourse context, assistant turns heard when the
+    extractor ``reads_context``.
     """
-    from dualmem_core.evaluation.fixture import load_fixture
+    from dualmem_core.evaluation.fixture_loading import load_fixture
     from dualmem_core.writer.extractors.rules.extractor import RuleExtractor
     from dualmem_core.writer.facts import Message
     from dualmem_core.writer.inputs import to_messages
@@ -109,13 +114,13 @@ def fixture_texts(folder: str | Path = DEFAULT_FOLDER, extractor: Any = None) ->
         (msg,) = to_messages(m.content, at=m.at, source_id=m.source_id, speaker=None, role=m.role)
         messages.setdefault(msg.text)
         said = Message(msg.text, msg.at, msg.speaker, msg.role)
-        context = None
-        if getattr(extractor, "reads_context", False) and m.session_id is not None:
-            context = contexts.get(m.user_id, m.session_id)
-            if msg.role == "assistant":
-                extractor.extract(said, context)  # the Writer lets it hear the assistant's questions
+        context = contexts.get(m.user_id, m.session_id)
+        # as Writer._extract: a context-reading extractor also hears the assistant's questions
+        if msg.role not in mined_roles and not (extractor.reads_context and msg.role == "assistant"):
+            continue
+        (found,) = extractor.extract_batch([said], context).facts
         if msg.role in mined_roles:
-            for fact in extractor.extract(said, context) if context is not None else extractor.extract(said):
+            for fact in found:
                 facts.setdefault(fact.text)
                 if (
                     fact.subject.casefold() == "user"

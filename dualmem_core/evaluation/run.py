@@ -9,7 +9,8 @@ from ..errors import InvalidInput
 from ..providers import Embedder, HashingEmbedder
 from ..store import open_store
 from . import floors as floors_
-from .fixture import PARTS, load_fixture
+from .fixture import PARTS
+from .fixture_loading import load_fixture
 from .harness import EvalResult, evaluate
 from .report import write_report
 

@@ -3,16 +3,13 @@
 See ``config.py`` for the environment variables, ``cache.py`` for the cache modes.
 """
 
-from .cache import CacheMode, CacheStats, ProviderCache, cache_key, text_hash
+from .cache import CacheMode, CacheStats, ProviderCache
+from .cache_format import cache_key, text_hash
 from .config import ProviderConfig, default_cache_path, make_embedder, make_llm, open_cache
-from .embedding import (
-    CachedEmbedder,
-    Embedder,
-    HashingEmbedder,
-    OpenAIEmbedder,
-    SentenceTransformerEmbedder,
-)
-from .llm import LLM, CachedLLM, LLMReply, OpenAILLM, Usage, UsageMeter, check_schema, validate
+from .embedding import CachedEmbedder, Embedder, HashingEmbedder, OpenAIEmbedder
+from .json_schema import check_schema, validate
+from .llm import LLM, CachedLLM, LLMReply, OpenAILLM, Usage, UsageMeter
+from .local_embedding import SentenceTransformerEmbedder
 
 __all__ = [
     "LLM",

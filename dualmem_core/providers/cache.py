@@ -1,9 +1,8 @@
-"""A content-addressed cache shared by LLM and embedding calls, with record and replay modes.
+"""The provider cache shared by LLM and embedding calls, with record and replay modes.
 
-Every cached value is found by a key: the SHA-256 of a canonical JSON of ``(kind, model,
-request)`` where ``kind`` is ``"embedding"`` or ``"llm"``, ``model`` the provider's name, and
-``request`` everything that decides the answer (the text; or the messages, schema and
-parameters). Equal requests therefore share one entry whichever process made them.
+``ProviderCache`` answers requests from a content-addressed store: how entries are keyed and
+encoded is in ``cache_format.py``, its SQLite file in ``cache_db.py``, its JSONL export in
+``cache_export.py``.
 
 Modes (``CacheMode``):
 
@@ -18,43 +17,40 @@ Modes (``CacheMode``):
     run the whole loop offline and deterministically.
 
 Storage is one SQLite file (WAL mode, a busy timeout, ``BEGIN IMMEDIATE`` writes), safe to share
-between threads and processes. Embedding vectors are stored as little-endian float32 blobs, LLM
-replies as JSON text. Each entry also records the SHA-256 of every input text it was derived
-from (table ``text_hashes``), so ``delete_matching(text)`` can purge what a forgotten text left
-behind. ``export_jsonl`` / ``import_jsonl`` move entries to and from a sorted, line-per-entry
+between threads and processes. Each entry also records the SHA-256 of every input text it was
+derived from (table ``text_hashes``), so ``delete_matching(text)`` can purge what a forgotten text
+left behind. ``export_jsonl`` / ``import_jsonl`` move entries to and from a sorted, line-per-entry
 JSON file (gzip when the name ends in ``.gz``) that can be committed and reviewed.
 """
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
-import io
 import json
 import os
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import numpy as np
-
-from ..errors import CacheError, CacheMiss, InvalidInput, ProviderConfigError, ProviderError
+from ..errors import CacheMiss, InvalidInput, ProviderConfigError, ProviderError
 from ..timeutil import utcnow
+from .cache_db import CacheDatabase
+from .cache_export import CacheExport
+from .cache_format import (
+    EMBEDDING,
+    KINDS,
+    LLM,
+    _check_kind,
+    _decode,
+    _encode,
+    cache_key,
+    canonical_json,
+    text_hash,
+)
 
-EMBEDDING = "embedding"
-LLM = "llm"
-KINDS = (EMBEDDING, LLM)
-
-EXPORT_FORMAT = "dualmem-provider-cache"
-SCHEMA_VERSION = 1
-_KEY_VERSION = 1  # part of every key: bump it to invalidate all entries at once
 _IN_CLAUSE = 500  # keys per SELECT/DELETE ... IN (...) statement
 
 
@@ -92,26 +88,6 @@ def parse_mode(value: CacheMode | str) -> CacheMode:
         raise ProviderConfigError(f"unknown cache mode {value!r}; use one of: {names}") from None
 
 
-def canonical_json(value: Any) -> str:
-    """The one JSON spelling of ``value``: sorted keys, no spaces, UTF-8, no NaN."""
-    try:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"a provider request must be plain JSON data (no NaN): {exc}") from exc
-
-
-def cache_key(kind: str, model: str, request: Any) -> str:
-    """The content address of one request: hex SHA-256 of its canonical JSON."""
-    body = canonical_json({"v": _KEY_VERSION, "kind": kind, "model": model, "request": request})
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
-
-
-def text_hash(text: str) -> str:
-    """Hex SHA-256 of a text's UTF-8 bytes, as stored in ``text_hashes``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 @dataclass(frozen=True)
 class CacheStats:
     """Counters since the cache was opened (or ``reset_stats``), per kind or summed.
@@ -137,30 +113,7 @@ class Resolved:
     cached: list[bool]
 
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    name  TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS entries (
-    key        TEXT PRIMARY KEY,  -- cache_key(kind, model, request)
-    kind       TEXT NOT NULL,     -- 'embedding' | 'llm'
-    model      TEXT NOT NULL,
-    created_at TEXT NOT NULL,     -- ISO-8601, UTC
-    request    TEXT NOT NULL,     -- canonical JSON of the request
-    value      NOT NULL           -- float32 little-endian BLOB (embedding) or JSON TEXT (llm)
-);
-CREATE INDEX IF NOT EXISTS entries_kind_model ON entries (kind, model);
-CREATE TABLE IF NOT EXISTS text_hashes (
-    text_hash TEXT NOT NULL,      -- text_hash() of one input text the entry was derived from
-    key       TEXT NOT NULL,
-    PRIMARY KEY (text_hash, key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS text_hashes_key ON text_hashes (key);
-"""
-
-
-class ProviderCache:
+class ProviderCache(CacheExport, CacheDatabase):
     """The content-addressed cache. ``path`` is a SQLite file (created with its folder),
     ``":memory:"`` for a throwaway cache in this process, or ``None`` with mode ``off``."""
 
@@ -181,96 +134,6 @@ class ProviderCache:
             self.path = None if self._memory else Path(path).expanduser()
             self._db()  # open now so a bad path fails here, not on the first model call
 
-    # ----------------------------------------------------------------- connection
-
-    def _db(self) -> sqlite3.Connection:
-        """The connection, opened on first use and reopened in a forked child process."""
-        if self._conn is not None and self._pid == os.getpid():
-            return self._conn
-        if self.path is None and not self._memory:
-            raise InvalidInput("this cache has no file (mode off without a path); nothing is stored")
-        target = ":memory:" if self._memory else str(self.path)
-        try:
-            if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(target, timeout=self.timeout, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            if not self._memory:
-                self._retry_locked(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
-                conn.execute("PRAGMA synchronous = NORMAL")
-            self._retry_locked(lambda: self._create_schema(conn))
-        except (sqlite3.Error, OSError) as exc:
-            raise CacheError(
-                f"cannot open the provider cache {target}: {exc}. Point DUALMEM_CACHE at a writable "
-                "file, or delete this one if it is not a dualmem cache") from exc
-        self._conn, self._pid = conn, os.getpid()
-        return conn
-
-    def _retry_locked(self, action: Callable[[], object]) -> None:
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                action()
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-
-    @staticmethod
-    def _create_schema(conn: sqlite3.Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            row = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
-            if row is None:
-                conn.execute("INSERT INTO meta (name, value) VALUES ('schema_version', ?)",
-                             (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise sqlite3.DatabaseError(
-                    f"cache schema version {row[0]}, this dualmem reads version {SCHEMA_VERSION}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            try:
-                yield self._db()
-            except sqlite3.Error as exc:
-                raise CacheError(f"provider cache {self._where()} failed: {exc}") from exc
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            conn = self._db()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise CacheError(f"provider cache {self._where()} is busy or broken: {exc}") from exc
-            try:
-                yield conn
-            except BaseException as exc:
-                conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise CacheError(f"provider cache {self._where()} failed: {exc}") from exc
-                raise
-            conn.execute("COMMIT")
-
-    def _where(self) -> str:
-        return ":memory:" if self._memory else str(self.path)
-
-    def close(self) -> None:
-        with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
-            self._conn = None
-
     def __enter__(self) -> ProviderCache:
         return self
 
@@ -279,9 +142,6 @@ class ProviderCache:
 
     def __repr__(self) -> str:
         return f"ProviderCache({self._where() if self._has_storage() else None!r}, mode={self.mode.value!r})"
-
-    def _has_storage(self) -> bool:
-        return self._memory or self.path is not None
 
     # ------------------------------------------------------------------ counters
 
@@ -476,152 +336,3 @@ class ProviderCache:
 
     def __len__(self) -> int:
         return self.count()
-
-    # ------------------------------------------------------- export and import
-
-    def export_jsonl(self, path: str | os.PathLike[str], *, kind: str | None = None,
-                     model: str | None = None) -> int:
-        """Write entries (optionally one kind / model) to ``path``, one JSON object per line,
-        sorted by key, after a header line. Vectors are base64 float32 (exact and compact);
-        LLM replies stay readable JSON. A ``.gz`` name writes gzip. Returns the entry count."""
-        where, params = ["1 = 1"], []
-        if kind is not None:
-            where.append("e.kind = ?")
-            params.append(_check_kind(kind))
-        if model is not None:
-            where.append("e.model = ?")
-            params.append(model)
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT e.key, e.kind, e.model, e.created_at, e.request, e.value, "
-                "(SELECT group_concat(t.text_hash, ' ') FROM text_hashes t WHERE t.key = e.key) "
-                f"FROM entries e WHERE {' AND '.join(where)} ORDER BY e.key", params).fetchall()
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with _open_text(target, "w") as out:
-            out.write(canonical_json({"format": EXPORT_FORMAT, "version": SCHEMA_VERSION,
-                                      "entries": len(rows)}) + "\n")
-            for key, row_kind, row_model, created_at, request, value, hashes in rows:
-                if row_kind == EMBEDDING:
-                    exported: Any = {"dtype": "float32", "dim": len(value) // 4,
-                                     "b64": base64.b64encode(bytes(value)).decode("ascii")}
-                else:
-                    exported = json.loads(value)
-                out.write(canonical_json({
-                    "key": key, "kind": row_kind, "model": row_model, "created_at": created_at,
-                    "request": json.loads(request), "value": exported,
-                    "text_hashes": sorted(hashes.split(" ")) if hashes else [],
-                }) + "\n")
-        return len(rows)
-
-    def import_jsonl(self, path: str | os.PathLike[str]) -> int:
-        """Load entries written by ``export_jsonl`` (replacing equal keys); returns the count.
-
-        Works in every mode, replay included. Each key is recomputed from its line, so a line
-        whose request was edited by hand is refused instead of answering the wrong request.
-        """
-        source = Path(path)
-        rows = []
-        try:
-            with _open_text(source, "r") as lines:
-                header = _parse_line(source, 1, lines.readline())
-                if header.get("format") != EXPORT_FORMAT or header.get("version") != SCHEMA_VERSION:
-                    raise CacheError(f"{source}: not a dualmem provider cache export "
-                                     f"(format {EXPORT_FORMAT} version {SCHEMA_VERSION})")
-                for number, line in enumerate(lines, start=2):
-                    if line.strip():
-                        rows.append(_import_row(source, number, _parse_line(source, number, line)))
-        except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-            raise CacheError(f"cannot read cache export {source}: {exc}") from exc
-        with self._write() as conn:
-            for key, kind, model, created_at, request_json, value, hashes in rows:
-                conn.execute(
-                    "INSERT OR REPLACE INTO entries (key, kind, model, created_at, request, value) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", (key, kind, model, created_at, request_json, value))
-                conn.execute("DELETE FROM text_hashes WHERE key = ?", (key,))
-                conn.executemany("INSERT OR IGNORE INTO text_hashes (text_hash, key) VALUES (?, ?)",
-                                 [(h, key) for h in hashes])
-        return len(rows)
-
-
-def _check_kind(kind: str) -> str:
-    if kind not in KINDS:
-        raise InvalidInput(f"unknown cache kind {kind!r}; use one of {KINDS}")
-    return kind
-
-
-def _encode(kind: str, value: Any) -> bytes | str:
-    if kind == EMBEDDING:
-        vector = np.asarray(value, dtype=np.float64)
-        if vector.ndim != 1 or vector.size == 0 or not np.all(np.isfinite(vector)):
-            raise InvalidInput("a cached embedding must be a non-empty 1-D vector of finite numbers")
-        return vector.astype("<f4").tobytes()
-    if not isinstance(value, dict):
-        raise InvalidInput(f"a cached LLM value must be a JSON object, got {type(value).__name__}")
-    return canonical_json(value)
-
-
-def _decode(kind: str, value: bytes | str, key: str) -> Any:
-    if kind == EMBEDDING:
-        if not isinstance(value, bytes) or len(value) % 4:
-            raise CacheError(f"cache entry {key} is not a float32 vector; delete it (ProviderCache.delete)")
-        return np.frombuffer(value, dtype="<f4").astype(np.float32)
-    try:
-        return json.loads(value)
-    except (TypeError, ValueError) as exc:
-        raise CacheError(f"cache entry {key} is not JSON ({exc}); delete it (ProviderCache.delete)") from exc
-
-
-@contextmanager
-def _open_text(path: Path, mode: str) -> Iterator[IO[str]]:
-    if path.suffix == ".gz":
-        if mode == "w":
-            # mtime=0 and no file name: the same entries give byte-identical files
-            with open(path, "wb") as raw, gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as gz, \
-                    io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
-                yield text
-        else:
-            with gzip.open(path, "rt", encoding="utf-8") as text:
-                yield text
-    else:
-        with open(path, mode, encoding="utf-8", newline="\n" if mode == "w" else None) as text:
-            yield text
-
-
-def _parse_line(source: Path, number: int, line: str) -> dict[str, Any]:
-    try:
-        value = json.loads(line)
-    except ValueError as exc:
-        raise CacheError(f"{source}:{number}: not JSON ({exc})") from exc
-    if not isinstance(value, dict):
-        raise CacheError(f"{source}:{number}: expected a JSON object")
-    return value
-
-
-def _import_row(source: Path, number: int, row: dict[str, Any]) -> tuple:
-    where = f"{source}:{number}"
-    try:
-        key, kind, model, created_at = row["key"], row["kind"], row["model"], row["created_at"]
-        request, value, hashes = row["request"], row["value"], row.get("text_hashes", [])
-    except KeyError as exc:
-        raise CacheError(f"{where}: missing field {exc}") from exc
-    if kind not in KINDS or not isinstance(model, str) or not isinstance(created_at, str):
-        raise CacheError(f"{where}: bad kind, model or created_at")
-    if cache_key(kind, model, request) != key:
-        raise CacheError(f"{where}: the key does not match the request (edited by hand?); "
-                         "re-record this entry instead of editing it")
-    if kind == EMBEDDING:
-        try:
-            blob = base64.b64decode(value["b64"], validate=True)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CacheError(f"{where}: embedding value is not base64 float32 ({exc})") from exc
-        if value.get("dtype") != "float32" or len(blob) != 4 * int(value.get("dim", -1)) or not blob:
-            raise CacheError(f"{where}: embedding value length does not match its dim")
-        stored: bytes | str = blob
-    else:
-        if not isinstance(value, dict):
-            raise CacheError(f"{where}: an LLM value must be a JSON object")
-        stored = canonical_json(value)
-    if not isinstance(hashes, list) or not all(isinstance(h, str) and len(h) == 64 for h in hashes):
-        raise CacheError(f"{where}: text_hashes must be a list of hex SHA-256 strings")
-    return key, kind, model, created_at, canonical_json(request), stored, hashes

@@ -36,14 +36,9 @@ from pathlib import Path
 
 from ..errors import ProviderConfigError
 from .cache import CacheMode, ProviderCache, parse_mode
-from .embedding import (
-    CachedEmbedder,
-    Embedder,
-    HashingEmbedder,
-    OpenAIEmbedder,
-    SentenceTransformerEmbedder,
-)
+from .embedding import CachedEmbedder, Embedder, HashingEmbedder, OpenAIEmbedder
 from .llm import LLM, CachedLLM, OpenAILLM
+from .local_embedding import SentenceTransformerEmbedder
 
 DEFAULT_EMBEDDER = "hashing"
 _SECRETS = {"llm_api_key", "embed_api_key"}

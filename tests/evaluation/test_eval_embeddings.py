@@ -24,9 +24,10 @@ from dualmem_core.evaluation.embeddings import (
     recorded_texts,
     recording_meta,
 )
-from dualmem_core.evaluation.fixture import Fixture, load_fixture
+from dualmem_core.evaluation.fixture import Fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.providers import HashingEmbedder
-from dualmem_core.providers.embedding import SentenceTransformerEmbedder
+from dualmem_core.providers.local_embedding import SentenceTransformerEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
 RECORD = "fixtures/eval/record_embeddings.py"

@@ -17,8 +17,8 @@ from dualmem_core.evaluation.fixture import (
     Mention,
     Question,
     UpdateChain,
-    load_fixture,
 )
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.evaluation.floors import Floors, below, failures, load
 from dualmem_core.evaluation.harness import evaluate
 from dualmem_core.store import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, UserGraph

@@ -430,7 +430,7 @@ def test_stage_samples_show_the_texts_of_the_memories_involved_when_asked(
 
 
 def _load_fixture_user(url: str, user_id: str) -> None:
-    from dualmem_core.evaluation.fixture import load_fixture
+    from dualmem_core.evaluation.fixture_loading import load_fixture
 
     with open_store(url, dimension=DIM) as store:
         writer = Writer(store)

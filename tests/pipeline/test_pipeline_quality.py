@@ -11,7 +11,7 @@ from conftest import DIM
 from dagster import AssetCheckSeverity, instance_for_test, materialize
 
 from dualmem_core import Writer, open_store
-from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.providers import HashingEmbedder
 from dualmem_pipeline.defs.editor.assets import change_set, publish, stage_assets
 from dualmem_pipeline.defs.editor.checks import change_set_invariants

@@ -33,7 +33,7 @@ from dualmem_core.editor.invariants import check_graph
 from dualmem_core.editor.stints import fact_slots
 from dualmem_core.editor.view import GraphView
 from dualmem_core.evaluation import floors
-from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.evaluation.harness import user_metrics
 from dualmem_core.vocab import predicates
 from dualmem_core.writer.writer import Writer

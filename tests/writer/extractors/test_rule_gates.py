@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import extraction_corpus, extraction_fingerprint
-from dualmem_core.evaluation.fixture import load_fixture
+from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.writer.extractors import rules as rules_package
 from dualmem_core.writer.extractors.rules import dates, gates
 from dualmem_core.writer.extractors.rules.patterns import VERB_RULES
