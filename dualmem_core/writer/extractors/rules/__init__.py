@@ -1,5 +1,7 @@
 """The rule extractor: ``extractor.RuleExtractor`` and the modules it reads English with.
 
+``RuleExtractor`` reads a message and builds on ``clause_reader`` (a clause) and ``verb_reader`` (its
+verb phrase), sharing the state of ``message_state``.
 ``preprocess`` cleans a message into sentences and clauses, ``clauses`` reads a clause's subject
 and aspect, ``noun_phrases`` and the rule tables (``patterns``: ``people``, ``home``, ``work``,
 ``tastes``) make drafts, ``assemble`` turns them into facts; ``dates``, ``truecase``,
