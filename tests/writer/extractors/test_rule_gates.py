@@ -18,7 +18,7 @@ import pytest
 from benchmarks import extraction_corpus, extraction_fingerprint
 from dualmem_core.evaluation.fixture import load_fixture
 from dualmem_core.writer.extractors import rules as rules_package
-from dualmem_core.writer.extractors.rules import dates, gates
+from dualmem_core.writer.extractors.rules import date_patterns, dates, gates
 from dualmem_core.writer.extractors.rules.patterns import VERB_RULES
 from dualmem_core.writer.extractors.rules.preprocess import normalize
 
@@ -141,9 +141,10 @@ def test_ascii_twin_refuses_what_ascii_rules_would_read_differently() -> None:
 
 
 def test_ascii_twins_find_what_their_patterns_find(phrases: list[str]) -> None:
-    pairs = [(p, t) for (_, p, _), (_, t, _) in zip(dates._RANKED, dates._RANKED_ASCII, strict=True)]
+    ranked = zip(date_patterns._RANKED, date_patterns._RANKED_ASCII, strict=True)
+    pairs = [(p, t) for (_, p, _), (_, t, _) in ranked]
     pairs += [(dates._PREFIX, dates._PREFIX_ASCII), (dates._FUTURE_WORDS, dates._FUTURE_WORDS_ASCII),
-              (dates._DATE_CONTEXT, dates._DATE_CONTEXT_ASCII)]
+              (date_patterns._DATE_CONTEXT, date_patterns._DATE_CONTEXT_ASCII)]
     assert all(twin is not pattern and twin.flags & re.ASCII for pattern, twin in pairs)
     texts = [t for t in phrases if gates.plain_ascii(t)]
     texts += [t[:i] for t in texts[::50] for i in range(1, min(len(t), 30))]  # the prefix scans see text ends
