@@ -4,9 +4,10 @@
 verb phrase), sharing the state of ``message_state``.
 
 ``preprocess`` cleans a message into sentences and clauses, ``clauses`` reads a clause's subject
-and aspect, ``noun_phrases`` and the rule tables (``patterns``: ``people``, ``home``, ``work``,
-``tastes``) make drafts, ``assemble`` turns them into facts; ``dates`` (with ``date_patterns`` and
-``date_calendar``), ``truecase``, ``discourse`` and the word lists of ``lexicon`` serve them, ``gates``
-and ``regex_syntax`` make their regexes cheap to skip. The Writer's core reaches it only through
-``extractors.default_extractor``; recall and the Editor read their words from ``dualmem_core.vocab``.
+and aspect, ``noun_phrases`` (with ``possessives`` and ``speaker_statements``) and the rule tables
+(``patterns``: ``people``, ``home``, ``work``, ``tastes``) make drafts, ``assemble`` turns them into
+facts; ``dates`` (with ``date_patterns`` and ``date_calendar``), ``truecase``, ``discourse`` and the
+word lists of ``lexicon`` serve them, ``gates`` and ``regex_syntax`` make their regexes cheap to skip.
+The Writer's core reaches it only through ``extractors.default_extractor``; recall and the Editor read
+their words from ``dualmem_core.vocab``.
 """

@@ -20,7 +20,8 @@ from .base import Draft
 from .clauses import Aspect, Subject, parse_subject
 from .gates import prefiltered
 from .message_state import Clause, MessageState
-from .noun_phrases import here_in, possessive_drafts, relation_mentions, speaker_drafts
+from .noun_phrases import here_in, relation_mentions
+from .possessives import possessive_drafts
 from .preprocess import (
     COMPLEMENT_START,
     IRREALIS,
@@ -29,6 +30,7 @@ from .preprocess import (
     bare_job,
     is_non_statement,
 )
+from .speaker_statements import speaker_drafts
 from .verb_reader import VerbReader
 
 _REPORTED = re.compile(
