@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from .ascii_twins import ascii_twin, plain_ascii
 from .date_calendar import (
     SEASONS,
     Anchor,
@@ -24,7 +25,6 @@ from .date_calendar import (
     shift,
     weekday_anchor,
 )
-from .gates import ascii_twin, plain_ascii
 
 _NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -344,7 +344,7 @@ def candidates(text: str, now: datetime, future: bool | None,
 
 # Speed: the anchors and the scans around them are case-insensitive, and case-insensitive Unicode
 # matching costs most of their time; on a plain ASCII text (nearly every message) their ASCII twins
-# find exactly the same matches (``gates.ascii_twin`` says why, and gives no twin when unsure).
+# find exactly the same matches (``ascii_twins.ascii_twin`` says why, and gives no twin when unsure).
 def twin(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return ascii_twin(pattern) or pattern
 

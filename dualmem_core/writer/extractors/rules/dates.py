@@ -34,9 +34,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .ascii_twins import plain_ascii
 from .date_calendar import add_years, end_of_period
 from .date_patterns import LOOKBEHIND, SPACE_RUN, YEAR, Gated, anchors_for, candidates, twin
-from .gates import plain_ascii, prefiltered
+from .gates import prefiltered
 
 _FUTURE_WORDS = re.compile(
     r"\b(?:will|shall|going to|gonna|plan(?:s|ning)? (?:to|on)|intend(?:s|ing)? to|hop(?:e|es|ing) to|"
@@ -171,7 +172,7 @@ def _find_within_the_calendar(
     # None (not False) when nothing looks future but no tense was given either: see
     # ``date_patterns._Handler``.
     future = (looks_future(text) or None) if prefer_future is None else prefer_future
-    # The prefix scans below may use their ASCII twin (``gates.ascii_twin``).
+    # The prefix scans below may use their ASCII twin (``ascii_twins.ascii_twin``).
     prefix_scan = _PREFIX_ASCII if plain_ascii(text) else _PREFIX
     out: list[TimeExpression] = []
     taken: list[tuple[int, int]] = []
