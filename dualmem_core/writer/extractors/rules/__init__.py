@@ -7,8 +7,7 @@ verb phrase), sharing the state of ``message_state``.
 and aspect, ``noun_phrases`` (with ``possessives`` and ``speaker_statements``) and the rule tables
 (``patterns``: ``people``, ``home``, ``work``, ``tastes``) make drafts, ``assemble`` turns them into
 facts; ``dates`` (with ``date_patterns`` and ``date_calendar``), ``truecase``, ``discourse`` and the
-word lists of ``lexicon`` serve them, ``gates`` and ``regex_syntax`` make their regexes cheap to skip
-(and ``ascii_twins`` cheaper to run).
-The Writer's core reaches it only through ``extractors.default_extractor``; recall and the Editor read
-their words from ``dualmem_core.vocab``.
+word lists of ``lexicon`` serve them, ``gates`` and ``regex_syntax`` (on ``regex_tokens``) make their
+regexes cheap to skip (and ``ascii_twins`` cheaper to run). The Writer's core reaches it only through
+``extractors.default_extractor``; recall and the Editor read their words from ``dualmem_core.vocab``.
 """

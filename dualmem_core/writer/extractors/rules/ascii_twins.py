@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import regex_syntax as _c
+from . import regex_tokens as _c
+from .regex_syntax import parse
 
 # Python's str patterns default to Unicode rules, and case-insensitive Unicode matching folds every
 # compared character through the Unicode tables: on the date and clause scans that is most of the
@@ -35,7 +36,7 @@ def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     if not isinstance(pattern.pattern, str):
         return None
     try:
-        parsed, _flags = _c.parse(pattern.pattern, pattern.flags)
+        parsed, _flags = parse(pattern.pattern, pattern.flags)
         if any(lo <= c <= hi for lo, hi in _code_ranges(parsed) for c in _FOLDS_TO_ASCII):
             return None
         return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)

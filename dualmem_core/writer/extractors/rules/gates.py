@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 import string
 
-from . import regex_syntax as _c
+from . import regex_tokens as _c
+from .regex_syntax import parse
 
 _ASCII = [chr(i) for i in range(128)]
 _IGNORECASE = int(re.IGNORECASE)  # a plain int: "flags & RegexFlag" goes through enum code, per item
@@ -36,7 +37,7 @@ def first_chars(pattern: re.Pattern[str]) -> _Chars:
     if not isinstance(pattern.pattern, str):
         return None
     try:
-        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        parsed, flags = parse(pattern.pattern, pattern.flags)
         chars, nullable = _sequence(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return None
@@ -145,7 +146,7 @@ def required_factors(pattern: re.Pattern[str]) -> list[_Factors]:
     if not isinstance(pattern.pattern, str):
         return []
     try:
-        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        parsed, flags = parse(pattern.pattern, pattern.flags)
         return _seq_factors(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return []
