@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dualmem_core.writer.extractors.rules import dates
-from dualmem_core.writer.extractors.rules.dates import (
-    add_months,
-    add_years,
-    find_time_expressions,
-    looks_future,
-    parse_count,
-    resolve_relative,
-)
+from dualmem_core.writer.extractors.rules import date_calendar, date_patterns, dates
+from dualmem_core.writer.extractors.rules.date_calendar import add_months, add_years
+from dualmem_core.writer.extractors.rules.date_patterns import parse_count
+from dualmem_core.writer.extractors.rules.dates import find_time_expressions, looks_future, resolve_relative
 
 
 def d(year: int, month: int, day: int) -> datetime:
@@ -170,13 +165,14 @@ def test_results_are_midnight_utc() -> None:
 
 def _every_pattern(text: str) -> list:
     """The ungated list: every anchor pattern runs, as before the gates existed."""
-    return list(dates._RANKED)
+    return list(date_patterns._RANKED)
 
 
 def test_gates_skip_only_patterns_that_cannot_match(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading a text with the word gates finds exactly what running every pattern finds."""
     rng = random.Random(5)
-    words = sorted(set(re.findall(r"[A-Za-z]+", Path(dates.__file__).read_text())))
+    source = "".join(Path(m.__file__).read_text() for m in (dates, date_patterns, date_calendar))
+    words = sorted(set(re.findall(r"[A-Za-z]+", source)))
     words += ["3", "21st", "2019", "1990-1995", "2019-21", "2024-02-29", "twenty-one", ",", "-", "é"]
     texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
     texts += [t.title() for t in texts[:300]] + [t.upper() for t in texts[300:600]]
@@ -185,7 +181,7 @@ def test_gates_skip_only_patterns_that_cannot_match(monkeypatch: pytest.MonkeyPa
         for prefer_future in (None, True, False):
             gated = find_time_expressions(text, MID_JUNE, prefer_future)
             with monkeypatch.context() as m:
-                m.setattr(dates, "_anchors_for", _every_pattern)
+                m.setattr(dates, "anchors_for", _every_pattern)
                 assert gated == find_time_expressions(text, MID_JUNE, prefer_future), text
 
 
@@ -214,9 +210,9 @@ def test_dates_past_the_ends_of_the_calendar_are_no_dates() -> None:
 
 
 def _season_anchor_by_list(season: str, now: datetime, mode: str, future: bool) -> datetime:
-    """The first written form of ``dates._season_anchor`` (every season start listed), kept as the
+    """The first written form of ``date_calendar.season_anchor`` (every season start listed), kept as the
     reference its faster form must agree with."""
-    month = dates._SEASONS[season]
+    month = date_calendar.SEASONS[season]
     starts = [datetime(y, m, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2) for m in (3, 6, 9, 12)]
     current = max(s for s in starts if s <= now)
     mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]
@@ -235,9 +231,9 @@ def test_season_anchor_agrees_with_the_listed_form() -> None:
     nows = [datetime(2023, 12, 31, 23, 30, tzinfo=UTC) + timedelta(hours=7 * i) for i in range(1500)]
     nows += [datetime(2024, 3, 1, 0, 30, tzinfo=timezone(timedelta(hours=2)))]  # still February in UTC
     for now in nows:
-        for season in dates._SEASONS:
+        for season in date_calendar.SEASONS:
             for mode in ("last", "next", "this", ""):
                 for future in (False, True):
-                    assert dates._season_anchor(season, now, mode, future) == _season_anchor_by_list(
+                    assert date_calendar.season_anchor(season, now, mode, future) == _season_anchor_by_list(
                         season, now, mode, future
                     ), (season, now, mode, future)

@@ -884,19 +884,19 @@ def test_time_cutting_keeps_the_single_rewrite_semantics() -> None:
     """``_without_times`` skips its blank and dangling-word rewrites when they would change nothing;
     the answer must stay the one the unconditional rewrites give."""
     from dualmem_core.writer.extractors.rules import dates as dates_module
-    from dualmem_core.writer.extractors.rules import extractor as er
+    from dualmem_core.writer.extractors.rules import verb_reader as vr
 
     def reference(vp: str, now: datetime, prefer_future: bool | None) -> str:
         out = vp
         for e in sorted(dates_module.find_time_expressions(vp, now, prefer_future), key=lambda e: -e.start):
             out = out[: e.start] + out[e.end :]
-        return er._DANGLING.sub("", er._SPACES.sub(" ", out).strip(" ,"))
+        return vr._DANGLING.sub("", vr._SPACES.sub(" ", out).strip(" ,"))
 
     now = datetime(2024, 5, 1, tzinfo=UTC)
     for vp in ("go swimming every Sunday", "moved to Lima in 2019", "run  every\tday", "lived there\nuntil",
                "work on", "cook each", "work\u2003 at Acme last year ,", " , ", "", "visit  Paris this\n"):
         for prefer_future in (None, False, True):
-            assert er._without_times(vp, now, prefer_future) == reference(vp, now, prefer_future), vp
+            assert vr._without_times(vp, now, prefer_future) == reference(vp, now, prefer_future), vp
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import pytest
 from benchmarks import extraction_corpus, extraction_fingerprint
 from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.writer.extractors import rules as rules_package
-from dualmem_core.writer.extractors.rules import dates, gates
+from dualmem_core.writer.extractors.rules import ascii_twins, date_patterns, dates, gates
 from dualmem_core.writer.extractors.rules.patterns import VERB_RULES
 from dualmem_core.writer.extractors.rules.preprocess import normalize
 
@@ -130,22 +130,23 @@ def test_every_verb_rule_is_let_through_when_it_matches(phrases: list[str]) -> N
 
 
 def test_ascii_twin_refuses_what_ascii_rules_would_read_differently() -> None:
-    assert gates.ascii_twin(re.compile(r"\bweek\s+ago\b", re.I)) is not None
-    assert gates.ascii_twin(re.compile("\u212aelvin", re.I)) is None  # the Kelvin sign folds to "k"
-    assert gates.ascii_twin(re.compile("[\u00c0-\u017f]+", re.I)) is None  # the range holds the long s
-    assert gates.ascii_twin(re.compile(r"(?u)x")) is None
-    assert gates.plain_ascii("I moved to Lima in 2019")
-    assert not gates.plain_ascii("I moved to Lim\u00e1")
-    assert not gates.plain_ascii("in\x1c2019")  # Unicode \s matches the separator, ASCII \s does not
+    assert ascii_twins.ascii_twin(re.compile(r"\bweek\s+ago\b", re.I)) is not None
+    assert ascii_twins.ascii_twin(re.compile("\u212aelvin", re.I)) is None  # the Kelvin sign folds to "k"
+    assert ascii_twins.ascii_twin(re.compile("[\u00c0-\u017f]+", re.I)) is None  # the range holds the long s
+    assert ascii_twins.ascii_twin(re.compile(r"(?u)x")) is None
+    assert ascii_twins.plain_ascii("I moved to Lima in 2019")
+    assert not ascii_twins.plain_ascii("I moved to Lim\u00e1")
+    assert not ascii_twins.plain_ascii("in\x1c2019")  # Unicode \s matches the separator, ASCII \s does not
     assert re.search(r"in\s2019", "in\x1c2019") and not re.search(r"in\s2019", "in\x1c2019", re.A)
 
 
 def test_ascii_twins_find_what_their_patterns_find(phrases: list[str]) -> None:
-    pairs = [(p, t) for (_, p, _), (_, t, _) in zip(dates._RANKED, dates._RANKED_ASCII, strict=True)]
+    ranked = zip(date_patterns._RANKED, date_patterns._RANKED_ASCII, strict=True)
+    pairs = [(p, t) for (_, p, _), (_, t, _) in ranked]
     pairs += [(dates._PREFIX, dates._PREFIX_ASCII), (dates._FUTURE_WORDS, dates._FUTURE_WORDS_ASCII),
-              (dates._DATE_CONTEXT, dates._DATE_CONTEXT_ASCII)]
+              (date_patterns._DATE_CONTEXT, date_patterns._DATE_CONTEXT_ASCII)]
     assert all(twin is not pattern and twin.flags & re.ASCII for pattern, twin in pairs)
-    texts = [t for t in phrases if gates.plain_ascii(t)]
+    texts = [t for t in phrases if ascii_twins.plain_ascii(t)]
     texts += [t[:i] for t in texts[::50] for i in range(1, min(len(t), 30))]  # the prefix scans see text ends
     for pattern, twin in pairs:
         for text in texts:

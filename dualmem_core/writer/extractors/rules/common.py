@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ....vocab.relation_words import relation_pattern
-from . import dates
+from . import date_patterns
 from .base import Builder, Context, Draft, items
 from .clauses import NAME
 from .lexicon import pet_pattern
@@ -28,7 +28,7 @@ NAMES = rf"{NAME}(?:\s+{NAME})?(?:\s*,\s*{NAME})*(?:\s*,?\s+(?:and|&)\s+{NAME})?
 
 def count_text(word: str) -> str:
     """A count as digits: 'thirty-two' -> '32'."""
-    count, _ = dates.parse_count(word.replace(" ", "-"))
+    count, _ = date_patterns.parse_count(word.replace(" ", "-"))
     return str(count) if count is not None else word
 
 

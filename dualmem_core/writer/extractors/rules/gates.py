@@ -15,16 +15,17 @@ backreference, a case-insensitive non-ASCII letter, a pattern that can match the
 nothing. Only ASCII first characters are gated, and case-insensitive strings are only tested on ASCII
 text, so Unicode case folding cannot match a character the test lacks. Lookarounds are zero-width:
 skipping them only widens a gate. ``tests/writer/extractors/test_rule_gates.py`` checks every gate
-against real phrases.
+against real phrases. The ASCII twins of patterns, a speed measure read off the same syntax, are in
+``ascii_twins.py``.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterator
 
-from . import regex_syntax as _c
+from . import regex_tokens as _c
+from .regex_syntax import parse
 
 _ASCII = [chr(i) for i in range(128)]
 _IGNORECASE = int(re.IGNORECASE)  # a plain int: "flags & RegexFlag" goes through enum code, per item
@@ -36,7 +37,7 @@ def first_chars(pattern: re.Pattern[str]) -> _Chars:
     if not isinstance(pattern.pattern, str):
         return None
     try:
-        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        parsed, flags = parse(pattern.pattern, pattern.flags)
         chars, nullable = _sequence(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return None
@@ -145,7 +146,7 @@ def required_factors(pattern: re.Pattern[str]) -> list[_Factors]:
     if not isinstance(pattern.pattern, str):
         return []
     try:
-        parsed, flags = _c.parse(pattern.pattern, pattern.flags)
+        parsed, flags = parse(pattern.pattern, pattern.flags)
         return _seq_factors(list(parsed), flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern is simply not gated
         return []
@@ -389,49 +390,3 @@ def prefiltered(pattern: re.Pattern[str]) -> Prefiltered:
     string, then fewest strings), read on first use; a pattern that needs nothing such a test could
     see is let through on every text."""
     return Prefiltered(pattern)
-
-
-# ------------------------------------------------------------------ ASCII twins of patterns
-
-# Python's str patterns default to Unicode rules, and case-insensitive Unicode matching folds every
-# compared character through the Unicode tables: on the date and clause scans that is most of the
-# regex work. On a text that is plain ASCII, the same pattern compiled with re.ASCII finds exactly the
-# same matches, because the two rule sets agree on every ASCII character except two things:
-# * Unicode ``\s`` also matches the ASCII separators \x1c-\x1f: texts holding one get the original;
-# * under IGNORECASE, four non-ASCII characters fold to ASCII letters (İ ı ſ and the Kelvin sign), so a
-#   pattern naming one of them (alone or in a class range) gets no twin.
-_FOLDS_TO_ASCII = (0x130, 0x131, 0x17F, 0x212A)
-
-
-def plain_ascii(text: str) -> bool:
-    """Whether an ASCII twin answers exactly like its pattern on ``text``."""
-    return text.isascii() and not (
-        "\x1c" in text or "\x1d" in text or "\x1e" in text or "\x1f" in text  # four scans beat a regex call
-    )
-
-
-def ascii_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    """``pattern`` compiled under ASCII rules, or None when a twin could answer differently."""
-    if not isinstance(pattern.pattern, str):
-        return None
-    try:
-        parsed, _flags = _c.parse(pattern.pattern, pattern.flags)
-        if any(lo <= c <= hi for lo, hi in _code_ranges(parsed) for c in _FOLDS_TO_ASCII):
-            return None
-        return re.compile(pattern.pattern, (pattern.flags & ~re.UNICODE) | re.ASCII)
-    except Exception:  # noqa: BLE001 - "(?u)" inside, or anything unexpected: no twin
-        return None
-
-
-def _code_ranges(items: object) -> Iterator[tuple[int, int]]:
-    """Every character and character range a parsed pattern names, at any depth."""
-    if not isinstance(items, list | tuple):
-        return
-    if len(items) == 2 and items[0] in (_c.LITERAL, _c.NOT_LITERAL) and isinstance(items[1], int):
-        yield items[1], items[1]
-        return
-    if len(items) == 2 and items[0] is _c.RANGE:
-        yield items[1]
-        return
-    for item in items:
-        yield from _code_ranges(item)

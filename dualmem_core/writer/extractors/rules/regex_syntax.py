@@ -5,7 +5,7 @@ CPython's private parser (``re._parser``, once ``sre_parse``), whose module name
 internals may change with any Python release. This module is the project's own reader of the same
 syntax (Python 3.11's ``re``), giving the tree that parser gives for the parts the gates read:
 
-* a sequence is a list of ``(op, argument)`` items; ``op`` is one of the ``Op`` constants below;
+* a sequence is a list of ``(op, argument)`` items; ``op`` is one of the ``Op`` constants;
 * the parser's rewrites are kept, because the gates' results depend on them: an alternation's
   common leading items move in front of it, an alternation of single characters becomes a class,
   a one-character class a literal, a plain "(?:...)" group its contents (and a repeated one its
@@ -14,120 +14,51 @@ syntax (Python 3.11's ``re``), giving the tree that parser gives for the parts t
 Sequences compare by identity (``Seq``), as the parser's sub-patterns do, so only literal items,
 classes and assertions count as a common prefix. A pattern it cannot read raises ``ValueError``;
 ``re.compile`` has already accepted every pattern it is given, so that only means "no gate".
+
+This module holds the grammar (alternations, groups, repeats, inline flags); the item kinds (``Op``,
+``Seq``), the token reader and the escapes and classes it builds on are in ``regex_tokens.py``.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
-MAXREPEAT = 2**32 - 1  # "no upper bound" of a repeat
-
-
-class Op:
-    """One kind of item (or an assertion's or class category's code), compared by identity."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-(LITERAL, NOT_LITERAL, ANY, IN, RANGE, NEGATE, CATEGORY, BRANCH, SUBPATTERN, ATOMIC_GROUP, MAX_REPEAT,
- MIN_REPEAT, POSSESSIVE_REPEAT, AT, ASSERT, ASSERT_NOT, GROUPREF, GROUPREF_EXISTS) = (
-    Op(n) for n in """LITERAL NOT_LITERAL ANY IN RANGE NEGATE CATEGORY BRANCH SUBPATTERN ATOMIC_GROUP
-    MAX_REPEAT MIN_REPEAT POSSESSIVE_REPEAT AT ASSERT ASSERT_NOT GROUPREF GROUPREF_EXISTS""".split()
-)  # fmt: skip
-(AT_BEGINNING, AT_END, AT_BEGINNING_STRING, AT_END_STRING, AT_BOUNDARY, AT_NON_BOUNDARY) = (
-    Op(n) for n in "AT_BEGINNING AT_END AT_BEGINNING_STRING AT_END_STRING AT_BOUNDARY AT_NON_BOUNDARY".split()
+from .regex_tokens import (
+    ANY,
+    ASSERT,
+    ASSERT_NOT,
+    AT,
+    AT_BEGINNING,
+    AT_END,
+    ATOMIC_GROUP,
+    BRANCH,
+    DIGITS,
+    GROUPREF_EXISTS,
+    IN,
+    LITERAL,
+    MAX_REPEAT,
+    MAXREPEAT,
+    MIN_REPEAT,
+    NEGATE,
+    POSSESSIVE_REPEAT,
+    SUBPATTERN,
+    Reader,
+    Seq,
+    char_class,
+    escape,
 )
-(CATEGORY_DIGIT, CATEGORY_NOT_DIGIT, CATEGORY_SPACE, CATEGORY_NOT_SPACE, CATEGORY_WORD, CATEGORY_NOT_WORD) = (
-    Op(n) for n in """CATEGORY_DIGIT CATEGORY_NOT_DIGIT CATEGORY_SPACE CATEGORY_NOT_SPACE CATEGORY_WORD
-    CATEGORY_NOT_WORD""".split()
-)
+
 _REPEATS = (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT)
-
-
-class Seq(list):
-    """A sequence of items; equal only to itself, like the parser's sub-patterns."""
-
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-    __hash__ = object.__hash__
-
-
 _FLAGS = {"i": int(re.IGNORECASE), "L": int(re.LOCALE), "m": int(re.MULTILINE), "s": int(re.DOTALL),
           "x": int(re.VERBOSE), "a": int(re.ASCII), "u": int(re.UNICODE), "t": 1}  # fmt: skip
 _VERBOSE = int(re.VERBOSE)
 _SPECIAL = set(".\\[{()*+?^$|")
 _WHITESPACE = set(" \t\n\r\v\f")
-_DIGITS = set("0123456789")
-_OCTAL = set("01234567")
-_HEX = set("0123456789abcdefABCDEF")
-_CONTROL = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
-_CLASSES = {"d": CATEGORY_DIGIT, "D": CATEGORY_NOT_DIGIT, "s": CATEGORY_SPACE, "S": CATEGORY_NOT_SPACE,
-            "w": CATEGORY_WORD, "W": CATEGORY_NOT_WORD}  # fmt: skip
-_ANCHORS = {"A": AT_BEGINNING_STRING, "Z": AT_END_STRING, "b": AT_BOUNDARY, "B": AT_NON_BOUNDARY}
-
-
-class _Reader:
-    """The pattern as tokens: one character, or a backslash with the character after it."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.at = text, 0
-        self.flags = 0
-        self.groups = 1  # the next capturing group's number
-        self.names: dict[str, int] = {}
-        self.closed: set[int] = set()  # groups a reference may name
-
-    def reference(self, group: int) -> tuple:
-        if group not in self.closed:
-            raise ValueError("invalid group reference")
-        return (GROUPREF, group)
-
-    @property
-    def next(self) -> str | None:
-        if self.at >= len(self.text):
-            return None
-        if self.text[self.at] == "\\":
-            if self.at + 1 >= len(self.text):
-                raise ValueError("a pattern ends in a backslash")
-            return self.text[self.at:self.at + 2]
-        return self.text[self.at]
-
-    def get(self) -> str | None:
-        token = self.next
-        if token is not None:
-            self.at += len(token)
-        return token
-
-    def take(self, token: str) -> bool:
-        if self.next == token:
-            self.at += len(token)
-            return True
-        return False
-
-    def until(self, end: str) -> str:
-        stop = self.text.find(end, self.at)
-        if stop < 0:
-            raise ValueError(f"missing {end!r}")
-        out, self.at = self.text[self.at:stop], stop + 1
-        return out
-
-    def digits(self, allowed: set[str], most: int) -> str:
-        out = ""
-        while len(out) < most and self.at < len(self.text) and self.text[self.at] in allowed:
-            out += self.text[self.at]
-            self.at += 1
-        return out
 
 
 def parse(pattern: str, flags: int = 0) -> tuple[Seq, int]:
     """(items, flags) of ``pattern``: its item tree and its flags with the global inline ones."""
-    reader = _Reader(pattern)
+    reader = Reader(pattern)
     reader.flags = int(flags)
     items = _alternation(reader, bool(reader.flags & _VERBOSE), 0)
     if reader.next is not None:
@@ -135,7 +66,7 @@ def parse(pattern: str, flags: int = 0) -> tuple[Seq, int]:
     return items, reader.flags
 
 
-def _alternation(reader: _Reader, verbose: bool, depth: int) -> Seq:
+def _alternation(reader: Reader, verbose: bool, depth: int) -> Seq:
     branches = [_sequence(reader, verbose, depth + 1, depth == 0)]
     while reader.take("|"):
         if depth == 0:  # global flags of the first branch hold for the others
@@ -166,7 +97,7 @@ def _alternation(reader: _Reader, verbose: bool, depth: int) -> Seq:
     return out
 
 
-def _sequence(reader: _Reader, verbose: bool, depth: int, first: bool) -> Seq:  # noqa: PLR0912, PLR0915
+def _sequence(reader: Reader, verbose: bool, depth: int, first: bool) -> Seq:  # noqa: PLR0912, PLR0915
     items = Seq()
     while True:
         token = reader.next
@@ -180,9 +111,9 @@ def _sequence(reader: _Reader, verbose: bool, depth: int, first: bool) -> Seq:  
                 pass
             continue
         if token[0] == "\\":
-            items.append(_escape(reader, token))
+            items.append(escape(reader, token))
         elif token == "[":
-            items.append(_class(reader))
+            items.append(char_class(reader))
         elif token in ("*", "+", "?", "{"):
             if not _repeat(reader, token, items):
                 items.append((LITERAL, ord(token)))  # "{" that opens no count
@@ -211,7 +142,7 @@ def _unwrapped(items: Seq) -> Seq:
     return items
 
 
-def _repeat(reader: _Reader, token: str, items: Seq) -> bool:
+def _repeat(reader: Reader, token: str, items: Seq) -> bool:
     """Turn the last item into a repeat; False when "{" is a plain character here."""
     if token == "?":
         low, high = 0, 1
@@ -223,8 +154,8 @@ def _repeat(reader: _Reader, token: str, items: Seq) -> bool:
         if reader.next == "}":
             return False
         start = reader.at
-        lo = reader.digits(_DIGITS, len(reader.text))
-        hi = reader.digits(_DIGITS, len(reader.text)) if reader.take(",") else lo
+        lo = reader.digits(DIGITS, len(reader.text))
+        hi = reader.digits(DIGITS, len(reader.text)) if reader.take(",") else lo
         if not reader.take("}"):
             reader.at = start
             return False
@@ -253,7 +184,7 @@ _SKIP = object()  # "(?#...)": a comment, no item
 _GLOBAL = object()  # "(?i)" at the start: flags of the whole pattern, no item
 
 
-def _group(reader: _Reader, verbose: bool, depth: int, at_start: bool) -> object:  # noqa: PLR0911, PLR0912
+def _group(reader: Reader, verbose: bool, depth: int, at_start: bool) -> object:  # noqa: PLR0911, PLR0912
     """The item a "(" opens, ``_SKIP`` for a comment, ``_GLOBAL`` for global flags (in ``reader.flags``)."""
     capturing = True
     add = remove = 0
@@ -322,7 +253,7 @@ def _group(reader: _Reader, verbose: bool, depth: int, at_start: bool) -> object
     return (SUBPATTERN, (group, add, remove, body))
 
 
-def _flags(reader: _Reader, letter: str | None) -> tuple[int, int] | None:
+def _flags(reader: Reader, letter: str | None) -> tuple[int, int] | None:
     """Inline flags after "(?": (added, removed) for a scoped group; None for global ones, which
     are added to ``reader.flags``."""
     add = remove = 0
@@ -342,105 +273,3 @@ def _flags(reader: _Reader, letter: str | None) -> tuple[int, int] | None:
     if letter != ":":
         raise ValueError("missing :")
     return add, remove
-
-
-def _number(reader: _Reader, allowed: set[str], size: int) -> int:
-    text = reader.digits(allowed, size)
-    if len(text) != size:
-        raise ValueError("incomplete escape")
-    return int(text, 16)
-
-
-def _unicode_escape(reader: _Reader, letter: str) -> int | None:
-    r"""The code of a \x, \u, \U or \N escape; None for other letters."""
-    if letter == "x":
-        return _number(reader, _HEX, 2)
-    if letter == "u":
-        return _number(reader, _HEX, 4)
-    if letter == "U":
-        code = _number(reader, _HEX, 8)
-        if code > 0x10FFFF:
-            raise ValueError("bad escape")
-        return code
-    if letter == "N":
-        if not reader.take("{"):
-            raise ValueError("missing {")
-        return ord(unicodedata.lookup(reader.until("}")))
-    return None
-
-
-def _escape(reader: _Reader, token: str) -> tuple:
-    """An escape outside a class."""
-    letter = token[1]
-    if letter in _ANCHORS:
-        return (AT, _ANCHORS[letter])
-    if letter in _CLASSES:
-        return (IN, [(CATEGORY, _CLASSES[letter])])
-    if letter in _CONTROL:
-        return (LITERAL, _CONTROL[letter])
-    code = _unicode_escape(reader, letter)
-    if code is not None:
-        return (LITERAL, code)
-    if letter == "0":
-        return (LITERAL, int("0" + reader.digits(_OCTAL, 2), 8))
-    if letter in _DIGITS:
-        digits = letter
-        if reader.next is not None and reader.next in _DIGITS:
-            digits += reader.get()
-            after = reader.next
-            if digits[0] in _OCTAL and digits[1] in _OCTAL and after is not None and after in _OCTAL:
-                return (LITERAL, int(digits + reader.get(), 8))
-        return reader.reference(int(digits))
-    if letter.isascii() and letter.isalpha():
-        raise ValueError(f"bad escape \\{letter}")
-    return (LITERAL, ord(letter))
-
-
-def _class_escape(reader: _Reader, token: str) -> tuple:
-    """An escape inside a class."""
-    letter = token[1]
-    if letter in _CONTROL:
-        return (LITERAL, _CONTROL[letter])
-    if letter in _CLASSES:
-        return (IN, [(CATEGORY, _CLASSES[letter])])
-    code = _unicode_escape(reader, letter)
-    if code is not None:
-        return (LITERAL, code)
-    if letter in _OCTAL:
-        return (LITERAL, int(letter + reader.digits(_OCTAL, 2), 8))
-    if letter in _DIGITS or (letter.isascii() and letter.isalpha()):
-        raise ValueError(f"bad escape \\{letter}")
-    return (LITERAL, ord(letter))
-
-
-def _class(reader: _Reader) -> tuple:
-    """A "[...]" class: one literal stays a (possibly negated) literal, else an IN item."""
-    negate = reader.take("^")
-    members: list = []
-    while True:
-        token = reader.get()
-        if token is None:
-            raise ValueError("unterminated character set")
-        if token == "]" and members:
-            break
-        low = _class_escape(reader, token) if token[0] == "\\" else (LITERAL, ord(token))
-        if reader.take("-"):
-            token = reader.get()
-            if token is None:
-                raise ValueError("unterminated character set")
-            if token == "]":
-                members.append(low[1][0] if low[0] is IN else low)
-                members.append((LITERAL, ord("-")))
-                break
-            high = _class_escape(reader, token) if token[0] == "\\" else (LITERAL, ord(token))
-            if low[0] is not LITERAL or high[0] is not LITERAL or high[1] < low[1]:
-                raise ValueError("bad character range")
-            members.append((RANGE, (low[1], high[1])))
-        else:
-            members.append(low[1][0] if low[0] is IN else low)
-    members = list(dict.fromkeys(members))
-    if len(members) == 1 and members[0][0] is LITERAL:
-        return (NOT_LITERAL, members[0][1]) if negate else members[0]
-    if negate:
-        members.insert(0, (NEGATE, None))
-    return (IN, members)
