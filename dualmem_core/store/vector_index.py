@@ -20,6 +20,8 @@ ranks rows under a ``SearchFilter``; Neo4j ranks memories, each at its best curr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .clusters import HeadGroups
@@ -37,7 +39,9 @@ class VectorIndex:
     ``_sample_rows`` (the rows the directions may be fitted on)."""
 
     HEAD: int
-    size: int
+    if TYPE_CHECKING:  # a subclass's attribute (sqlite) or property (neo4j): only read here
+        @property
+        def size(self) -> int: ...
 
     def __init__(self, dimension: int):
         self.matrix = np.zeros((0, dimension), dtype=np.float32)

@@ -67,6 +67,7 @@ class UserVectors(VectorIndex):
     """Vectors and filter columns of one user's versions that have an embedding."""
 
     HEAD = HEAD
+    size: int  # rows stored
 
     COLUMNS = ("rid", "valid_from", "valid_to", "tx_from", "tx_to", "kind", "status", "agent",
                "session")
