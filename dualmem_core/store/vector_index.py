@@ -95,6 +95,7 @@ class VectorIndex:
 
     def _project(self, start: int, end: int) -> None:
         """Head coordinates and rest lengths of rows start..end."""
+        assert self.basis is not None  # projected only once fitted
         self.head_t[:, start:end] = with_rest(self.matrix[start:end], self.basis).T
 
     def _grouped(self) -> HeadGroups:
