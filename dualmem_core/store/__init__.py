@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import StoreConfigError
@@ -62,7 +63,7 @@ def _open_sqlite(url: str, dimension: int | None, create: bool, **options: objec
     return SQLiteStore(path, dimension, create=create)
 
 
-def _open_neo4j(url: str, dimension: int | None, create: bool, **options: object) -> Store:
+def _open_neo4j(url: str, dimension: int | None, create: bool, **options: Any) -> Store:
     # A Neo4j database exists on its server or the connection fails; there is no file to make by
     # mistake, and setting up its indexes on an empty one is harmless, so create changes nothing.
     from .neo4j.store import Neo4jStore

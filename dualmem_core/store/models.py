@@ -197,7 +197,8 @@ class WriteBatch:
     edges: list[Edge] = field(default_factory=list)
 
     def user_ids(self) -> set[str]:
-        records = [*self.episodes, *self.memories, *self.versions, *self.entities, *self.edges]
+        records: list[Episode | Memory | MemoryVersion | Entity | Edge] = [
+            *self.episodes, *self.memories, *self.versions, *self.entities, *self.edges]
         return {r.user_id for r in records}
 
     def is_empty(self) -> bool:

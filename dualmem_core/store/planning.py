@@ -11,7 +11,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import ConflictError, InvalidInput, NotFound, TenantViolation
 from ..timeutil import FAR_FUTURE
@@ -169,7 +169,7 @@ def _simulate(changes: ch.ChangeSet, state: dict[Ref, TargetState], now: datetim
     plan = Plan()
     user = changes.user_id
 
-    def fail(error_type: type[Exception], index: int, message: str) -> None:
+    def fail(error_type: type[Exception], index: int, message: str) -> NoReturn:
         raise _GuardFailed(error_type(message, index))
 
     def need(kind: str, rid: str, index: int) -> TargetState:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -45,7 +47,7 @@ def schema(table: str, dimension: int) -> pa.Schema:
                       for f in fields(_RECORDS[table])])
 
 
-def _cell(name: str, value: object) -> object:
+def _cell(name: str, value: Any) -> object:
     if name == "embedding":
         return None if value is None else np.asarray(value, dtype=np.float32)
     if name == "props":
@@ -164,7 +166,7 @@ def user_snapshot_folders(root: Path, user_id: str) -> list[Path]:
 
 
 def scrub_snapshots(roots: list[Path], user_id: str, deleted_ids: set[str], *,
-                    everything: bool = False, said: list[str] = ()) -> int:
+                    everything: bool = False, said: Sequence[str] = ()) -> int:
     """Take forgotten records out of every snapshot of the user under ``roots``: rows with a
     deleted id, versions of deleted memories, edges touching deleted records, and the search
     texts that hold one of the forgotten messages ``said`` (as the stores reset them), and the

@@ -20,6 +20,8 @@ ranks rows under a ``SearchFilter``; Neo4j ranks memories, each at its best curr
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .clusters import HeadGroups
@@ -37,7 +39,9 @@ class VectorIndex:
     ``_sample_rows`` (the rows the directions may be fitted on)."""
 
     HEAD: int
-    size: int
+    if TYPE_CHECKING:  # a subclass's attribute (sqlite) or property (neo4j): only read here
+        @property
+        def size(self) -> int: ...
 
     def __init__(self, dimension: int):
         self.matrix = np.zeros((0, dimension), dtype=np.float32)
@@ -91,6 +95,7 @@ class VectorIndex:
 
     def _project(self, start: int, end: int) -> None:
         """Head coordinates and rest lengths of rows start..end."""
+        assert self.basis is not None  # projected only once fitted
         self.head_t[:, start:end] = with_rest(self.matrix[start:end], self.basis).T
 
     def _grouped(self) -> HeadGroups:

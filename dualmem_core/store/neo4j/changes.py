@@ -19,10 +19,12 @@ from . import rows as R
 from .queries import (
     _run_key,
 )
+from .rows import one
+from .state import Neo4jState
 from .vectors import BUMP_CLOCK, NEW_EPOCH
 
 
-class Changes:
+class Changes(Neo4jState):
     """Guarded change sets (a mixin of ``Neo4jStore``)."""
 
     def _run_applied_at(self, tx: neo4j.ManagedTransaction, changes: ch.ChangeSet) -> datetime | None:
@@ -37,8 +39,8 @@ class Changes:
                           state: dict[Ref, TargetState], now: datetime) -> None:
         removes = any(isinstance(op, ch.RemoveCreated) and op.kind in ("version", "memory")
                       for op in ops)
-        seq = tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
-                     user=user_id).single()["seq"]
+        seq = one(tx.run(f"{BUMP_CLOCK} {NEW_EPOCH if removes else ''} RETURN c.seq AS seq",
+                         user=user_id))["seq"]
         self._apply_plan(tx, user_id, ops, state, now, seq)
 
     def _record_run(self, tx: neo4j.ManagedTransaction, changes: ch.ChangeSet, now: datetime,

@@ -12,11 +12,13 @@ from ..models import (
     EdgeType,
 )
 from . import lease as leases
+from .rows import one
 from .schema import NODE_LABELS
+from .state import Neo4jState
 from .vectors import BUMP_CLOCK, NEW_EPOCH
 
 
-class Forget:
+class Forget(Neo4jState):
     """Forget and delete a user (a mixin of ``Neo4jStore``)."""
 
     @staticmethod
@@ -59,14 +61,14 @@ class Forget:
         for edge_type in EdgeType:
             src, dst = (NODE_LABELS[k] for k in EDGE_ENDPOINTS[edge_type])
             for end in ("a", "b"):
-                receipt.edges += tx.run(
+                receipt.edges += one(tx.run(
                     f"MATCH (a:{src})-[r:{edge_type.value}]->(b:{dst}) WHERE {end}.id IN $ids "
                     "AND r.user_id = $user DELETE r RETURN count(r) AS c",
                     ids=receipt.memory_ids + receipt.entity_ids + receipt.episode_ids,
-                    user=user_id).single()["c"]
-        receipt.versions = tx.run(
+                    user=user_id))["c"]
+        receipt.versions = one(tx.run(
             "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.memory_id IN $ids "
-            "DETACH DELETE v RETURN count(v) AS c", user=user_id, ids=receipt.memory_ids).single()["c"]
+            "DETACH DELETE v RETURN count(v) AS c", user=user_id, ids=receipt.memory_ids))["c"]
         if receipt.versions:  # vector caches reload the user
             tx.run(f"{BUMP_CLOCK} {NEW_EPOCH}", user=user_id).consume()
         for label, ids in (("Memory", receipt.memory_ids), ("Entity", receipt.entity_ids),
@@ -93,12 +95,12 @@ class Forget:
 def _delete_rows(tx: neo4j.ManagedTransaction, user_id: str) -> dict[str, int]:
     counts = {"edges": 0}
     for edge_type in EdgeType:
-        counts["edges"] += tx.run(f"MATCH ()-[r:{edge_type.value}]->() WHERE r.user_id = $user "
-                                  "DELETE r RETURN count(r) AS c", user=user_id).single()["c"]
+        counts["edges"] += one(tx.run(f"MATCH ()-[r:{edge_type.value}]->() WHERE r.user_id = $user "
+                                      "DELETE r RETURN count(r) AS c", user=user_id))["c"]
     for name, label in (("versions", "MemoryVersion"), ("memories", "Memory"),
                         ("entities", "Entity"), ("episodes", "Episode"), ("runs", "EditorRun")):
-        counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
-                              "RETURN count(n) AS c", user=user_id).single()["c"]
+        counts[name] = one(tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user DETACH DELETE n "
+                                  "RETURN count(n) AS c", user=user_id))["c"]
     leases.clear(tx, user_id)
     # A clock made again later gets a new epoch: other processes' caches reload the user.
     tx.run("MATCH (c:UserClock {user_id: $user}) DELETE c", user=user_id).consume()

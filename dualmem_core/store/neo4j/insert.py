@@ -8,7 +8,9 @@ found no endpoint makes the caller roll the transaction back.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from ...timeutil import FAR_FUTURE
 from ..models import EDGE_ENDPOINTS, EdgeType
@@ -20,7 +22,8 @@ from .vectors import BUMP_CLOCK
 # redoing; as a store grows, Neo4j would otherwise re-plan it (slowly) every time its label
 # counts drift past the divergence threshold.
 NO_REPLAN = "CYPHER replan=skip "
-_NODE_PROPS = {"episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
+_NODE_PROPS: dict[str, Callable[[Any, datetime], dict]] = {
+    "episodes": R.episode_props, "memories": R.memory_props, "entities": R.entity_props}
 _TABLE_LABELS = {"episodes": "Episode", "memories": "Memory", "entities": "Entity"}
 _REF_KINDS = ("entity", "episode", "memory")  # what a write batch can point at
 
@@ -44,7 +47,9 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
     same reason every list travels inside one map parameter ``$b``: Neo4j keys its plan cache
     on the parameters' types too, and an empty list has another type than a list of maps.
     """
-    parts, rows_of, expected = [NO_REPLAN], {}, {}
+    parts = [NO_REPLAN]
+    rows_of: dict[str, list] = {}
+    expected: dict[str, tuple[int, str]] = {}
     carried = ""
     if refs is not None:
         reads = []

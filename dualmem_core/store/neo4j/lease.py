@@ -12,7 +12,7 @@ import neo4j
 
 from ...timeutil import utcnow
 from ..lease import Lease, expiry, may_take, refusal
-from .rows import native
+from .rows import native_at
 
 
 def acquire(tx: neo4j.ManagedTransaction, store_url: str, user_id: str, owner: str,
@@ -22,7 +22,8 @@ def acquire(tx: neo4j.ManagedTransaction, store_url: str, user_id: str, owner: s
     row = tx.run("MATCH (l:EditorLease {user_id: $user}) RETURN l.owner AS owner, l.expires_at AS at",
                  user=user_id).single()
     now = utcnow()
-    current = None if row is None or row["owner"] is None else Lease(user_id, row["owner"], native(row["at"]))
+    current = (None if row is None or row["owner"] is None
+               else Lease(user_id, row["owner"], native_at(row["at"])))
     if not may_take(current, owner, now):
         assert current is not None
         raise refusal(store_url, current)

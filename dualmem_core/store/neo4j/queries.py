@@ -58,6 +58,6 @@ def _run_key(user_id: str, run_id: str) -> str:
 
 
 def _to_run(p: dict) -> ch.RunRecord:
-    return ch.RunRecord(run_id=p["run_id"], user_id=p["user_id"], applied_at=R.native(p["applied_at"]),
+    return ch.RunRecord(run_id=p["run_id"], user_id=p["user_id"], applied_at=R.native_at(p["applied_at"]),
                         journal=json.loads(p["journal"]), skipped=json.loads(p["skipped"]),
                         meta=json.loads(p.get("meta") or "{}"))

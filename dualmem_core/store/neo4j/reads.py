@@ -32,12 +32,14 @@ from .queries import (
     _to_run,
     _tx_cypher,
 )
+from .rows import one
 from .schema import NODE_LABELS
+from .state import Neo4jState
 
 T = TypeVar("T")
 
 
-class Reads:
+class Reads(Neo4jState):
     """Rows, edges, runs and counts (a mixin of ``Neo4jStore``)."""
 
     # -- reads ----------------------------------------------------------------------------
@@ -200,11 +202,11 @@ class Reads:
             for name, label in (("episodes", "Episode"), ("memories", "Memory"),
                                 ("versions", "MemoryVersion"), ("entities", "Entity"),
                                 ("runs", "EditorRun")):
-                counts[name] = tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user RETURN count(n) AS c",
-                                      user=user_id).single()["c"]
+                counts[name] = one(tx.run(f"MATCH (n:{label}) WHERE n.user_id = $user RETURN count(n) AS c",
+                                          user=user_id))["c"]
             counts["edges"] = sum(
-                tx.run(f"MATCH ()-[r:{t.value}]->() WHERE r.user_id = $user RETURN count(r) AS c",
-                       user=user_id).single()["c"] for t in EdgeType)
+                one(tx.run(f"MATCH ()-[r:{t.value}]->() WHERE r.user_id = $user RETURN count(r) AS c",
+                           user=user_id))["c"] for t in EdgeType)
             return counts
 
         return self._run(work, write=False)

@@ -8,12 +8,20 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
+import neo4j
 import numpy as np
 
 from ...timeutil import FAR_FUTURE
 from ..models import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, entity_keys
+
+
+def one(result: neo4j.Result) -> neo4j.Record:
+    """The record of a query that always returns one row (an aggregate, a MERGE, an OPTIONAL MATCH)."""
+    record = result.single()
+    assert record is not None, "the query returns one row"
+    return record
 
 
 def user_key(user_id: str) -> str:
@@ -89,6 +97,11 @@ def native(value: Any) -> datetime | None:
     return value.to_native()
 
 
+def native_at(value: Any) -> datetime:
+    """``native`` of a time every such record holds (typed as never None; converted alike)."""
+    return cast(datetime, native(value))
+
+
 def episode_props(e: Episode, now: datetime) -> dict:
     return {"id": e.id, "user_id": e.user_id, "text": e.text, "observed_at": e.observed_at,
             "source_id": e.source_id, "speaker": e.speaker, "role": e.role,
@@ -133,7 +146,7 @@ def edge_row(e: Edge, now: datetime) -> dict:
 
 def to_episode(p: dict) -> Episode:
     return Episode(id=p["id"], user_id=p["user_id"], text=p["text"],
-                   observed_at=native(p["observed_at"]), source_id=p.get("source_id"),
+                   observed_at=native_at(p["observed_at"]), source_id=p.get("source_id"),
                    speaker=p.get("speaker"), role=p.get("role"), agent_id=p.get("agent_id"),
                    session_id=p.get("session_id"), recorded_at=native(p["recorded_at"]),
                    created_by=p["created_by"])
@@ -155,8 +168,8 @@ def to_version(p: dict) -> MemoryVersion:
         subject=p.get("subject"), predicate=p.get("predicate"), object=p.get("object"),
         confidence=p["confidence"], salience=p["salience"], status=p["status"],
         negated=bool(p.get("negated", False)),
-        valid_from=native(p["valid_from"]), valid_to=native(p["valid_to"]),
-        tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]), created_by=p["created_by"],
+        valid_from=native_at(p["valid_from"]), valid_to=native_at(p["valid_to"]),
+        tx_from=native(p["tx_from"]), tx_to=native_at(p["tx_to"]), created_by=p["created_by"],
         content_hash=p["content_hash"], search_text=p.get("search_text"))
 
 
@@ -169,5 +182,5 @@ def to_entity(p: dict) -> Entity:
 def to_edge(p: dict, type_: str, src: str, dst: str) -> Edge:
     return Edge(id=p["id"], user_id=p["user_id"], type=EdgeType(type_), src_id=src, dst_id=dst,
                 props=json.loads(p["props"]), created_by=p["created_by"],
-                tx_from=native(p["tx_from"]), tx_to=native(p["tx_to"]))
+                tx_from=native(p["tx_from"]), tx_to=native_at(p["tx_to"]))
 

@@ -25,7 +25,9 @@ from .queries import (
     _filter_cypher,
     _tx_cypher,
 )
+from .rows import one
 from .schema import FULLTEXT_INDEX, VECTOR_INDEX
+from .state import Neo4jState
 
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
 MIN_FETCH = 100  # ... and never fewer than this many
@@ -34,7 +36,7 @@ CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters 
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 
 
-class Search:
+class Search(Neo4jState):
     """Vector, text and hybrid search, and the Writer's neighbours (a mixin of ``Neo4jStore``)."""
 
     # -- search ---------------------------------------------------------------------------
@@ -146,7 +148,7 @@ class Search:
         query = "".join(parts) + "RETURN " + ", ".join(columns)
 
         def work(tx: neo4j.ManagedTransaction) -> Any:
-            record = tx.run(query, params).single()
+            record = one(tx.run(query, params))
             lists = [[SearchHit(R.to_memory(h["m"]), R.to_version(h["v"]), float(h["score"]))
                       for h in record[f"hits{i}"]] if head else [] for i, head in enumerate(heads)]
             return (lists, record["clock"]) if clock else lists

@@ -35,6 +35,7 @@ from . import lease as leases
 from .changes import Changes
 from .forget import Forget
 from .reads import Reads
+from .rows import one
 from .schema import FULLTEXT_INDEX, FULLTEXT_PROPERTIES, VECTOR_INDEX, schema_statements
 from .search import Search
 from .vectors import VectorCache
@@ -147,8 +148,8 @@ class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
 
     def _set_up_schema(self, wanted: int | None) -> int:
         def meta(tx: neo4j.ManagedTransaction) -> int:
-            record = tx.run("MERGE (m:DualmemMeta {key: 'store'}) ON CREATE SET m.dimension = $dim "
-                            "RETURN m.dimension AS dim", dim=wanted or DEFAULT_DIMENSION).single()
+            record = one(tx.run("MERGE (m:DualmemMeta {key: 'store'}) ON CREATE SET m.dimension = $dim "
+                                "RETURN m.dimension AS dim", dim=wanted or DEFAULT_DIMENSION))
             return int(record["dim"])
 
         with self._driver.session(database=self.database) as session:

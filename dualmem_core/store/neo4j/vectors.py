@@ -41,7 +41,7 @@ from ..blas import one_thread
 from ..lru import LeastRecent
 from ..projection import grow, with_rest
 from ..vector_index import _SLACK, VectorIndex
-from .rows import FAR_CYPHER
+from .rows import FAR_CYPHER, one
 
 CLOCK_LABEL = "UserClock"
 # Locks the user's clock for the rest of the write transaction and returns the new seq.
@@ -131,6 +131,7 @@ class UserVectors(VectorIndex):
             return out
         # Per query: its bound over every row (a sixth of a full product), then full scores
         # for the few rows the bound leaves (about 2% on the benchmark's chat text).
+        assert self.basis is not None  # fitted: ``_fit_bound`` was true
         bounds = with_rest(queries, self.basis) @ self.head_t[:, :size]
         out = []
         for query, bound in zip(queries, bounds, strict=True):
@@ -144,6 +145,7 @@ class UserVectors(VectorIndex):
         groups were sorted, through the bound."""
         size = len(self.memory_ids)
         groups = self._grouped()
+        assert self.basis is not None  # fitted: ``_fit_bound`` was true
         rested = with_rest(queries, self.basis)
         probes = groups.probes(rested[:, :HEAD])
         tail = np.arange(groups.sorted_upto, size)  # written since the last sort: searched by all
@@ -251,8 +253,9 @@ class VectorCache:
 
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
         """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
-        clock = tx.run("OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
-                       user=user_id).single()
+        clock = one(tx.run(
+            "OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
+            user=user_id))
         seq, epoch = clock["seq"] or 0, clock["epoch"]
         if epoch == entry.epoch and seq == entry.seq:
             return
@@ -273,7 +276,7 @@ class VectorCache:
                 user=user_id, since=entry.seq)])
         entry.epoch, entry.seq = epoch, seq
 
-    def written(self, user_id: str, epoch: str, seq: int,
+    def written(self, user_id: str, epoch: str | None, seq: int,
                 changes: list[tuple[str, str, bool, object]]) -> None:
         """This process committed ``seq``: extend a cache that was exactly one seq behind, so
         the next read need not fetch back what was just sent (any other state refreshes)."""
@@ -303,7 +306,8 @@ def _resync(tx: neo4j.ManagedTransaction, user_id: str,
     current = {r["id"]: r["m"] for r in tx.run(
         f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
         "RETURN v.id AS id, v.memory_id AS m", user=user_id)}
-    changes = [(vid, "", False, None) for vid in entry.row_of if vid not in current]
+    changes: list[tuple[str, str, bool, object]] = [
+        (vid, "", False, None) for vid in entry.row_of if vid not in current]
     missing = [vid for vid in current if vid not in entry.row_of]
     if missing:  # a version without a vector comes back with None, and apply leaves it out
         changes += [(r["id"], r["m"], True, r["e"]) for r in tx.run(

@@ -26,10 +26,12 @@ from .insert import NO_REPLAN, insert_statement, vector_changes
 from .queries import (
     _TABLES,
 )
+from .rows import one
 from .schema import NODE_LABELS
+from .state import Neo4jState
 
 
-class Writes:
+class Writes(Neo4jState):
     """Write batches, access counts and imports (a mixin of ``Neo4jStore``)."""
 
     # -- shared steps ---------------------------------------------------------------------
@@ -83,7 +85,7 @@ class Writes:
             for kind, rid in sorted(wanted):
                 refs[kind].append(rid)
         query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
-        record = tx.run(query, params, seq=seq).single()
+        record = one(tx.run(query, params, seq=seq))
         if wanted is not None:
             state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
             check_batch_refs(user_id, state, wanted, set())

@@ -10,10 +10,11 @@ from datetime import datetime
 from ...timeutil import from_micros, to_micros
 from .. import changes as ch
 from ..planning import Ref, TargetState
+from .state import SQLiteState
 from .vectors import FAR
 
 
-class Changes:
+class Changes(SQLiteState):
     """Guarded change sets (a mixin of ``SQLiteStore``)."""
 
     def _run_applied_at(self, conn: sqlite3.Connection, changes: ch.ChangeSet) -> datetime | None:
@@ -49,10 +50,12 @@ class Changes:
             case ch.AddEdge(edge=e):
                 self._insert_rows(conn, "edges", [e], now)
             case ch.CloseVersion(version_id=i, at=at):
+                assert at is not None  # the plan sets the store's clock (planning.py)
                 conn.execute("UPDATE versions SET tx_to = ? WHERE id = ?", (to_micros(at), i))
             case ch.ReopenVersion(version_id=i):
                 conn.execute("UPDATE versions SET tx_to = ? WHERE id = ?", (FAR, i))
             case ch.CloseEdge(edge_id=i, at=at):
+                assert at is not None  # the plan sets the store's clock (planning.py)
                 conn.execute("UPDATE edges SET tx_to = ? WHERE id = ?", (to_micros(at), i))
             case ch.ReopenEdge(edge_id=i):
                 conn.execute("UPDATE edges SET tx_to = ? WHERE id = ?", (FAR, i))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 
 from ..forgetting import ForgetReceipt, neighbour_texts, redact_run
 from . import lease as leases
@@ -11,9 +12,10 @@ from .queries import (
     _BY_DST,
     _BY_SRC,
 )
+from .state import SQLiteState
 
 
-class Forget:
+class Forget(SQLiteState):
     """Forget and delete a user (a mixin of ``SQLiteStore``)."""
 
     def _forget_targets(self, conn: sqlite3.Connection, user_id: str, source_ids: list[str],
@@ -30,7 +32,8 @@ class Forget:
         return episodes, explicit
 
     @staticmethod
-    def _edge_pairs(conn: sqlite3.Connection, user_id: str):
+    def _edge_pairs(conn: sqlite3.Connection,
+                    user_id: str) -> Callable[[str, str, set[str]], list[tuple[str, str]]]:
         def pairs(edge_type: str, side: str, ids: set[str]) -> list[tuple[str, str]]:
             column = "src_id" if side == "src" else "dst_id"
             table = _BY_SRC if side == "src" else _BY_DST
@@ -62,7 +65,8 @@ class Forget:
     def _redact_runs(conn: sqlite3.Connection, user_id: str, deleted_ids: set[str]) -> None:
         for run_id, *record in conn.execute("SELECT run_id, journal, skipped, meta FROM runs "
                                             "WHERE user_id = ?", (user_id,)).fetchall():
-            kept = redact_run(*(json.loads(f) for f in record), deleted_ids)
+            journal, skipped, meta = (json.loads(f) for f in record)
+            kept = redact_run(journal, skipped, meta, deleted_ids)
             conn.execute("UPDATE runs SET journal = ?, skipped = ?, meta = ? WHERE user_id = ? "
                          "AND run_id = ?", (*(json.dumps(f) for f in kept), user_id, run_id))
 

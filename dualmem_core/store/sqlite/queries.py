@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
+from typing import Any
 
 from ...timeutil import from_micros, to_micros
 from .. import changes as ch
@@ -16,7 +17,8 @@ from . import rows as R
 from .vectors import FAR
 
 CHUNK = 500  # ids per IN (...) list, well under SQLite's variable limit
-_TABLES = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
+# Each table's columns and its row function (of that table's record: the record type differs).
+_TABLES: dict[str, tuple[str, Callable[[Any, int], tuple]]] = {"episodes": (R.EPISODE_COLUMNS, R.episode_row),
            "memories": (R.MEMORY_COLUMNS, R.memory_row),
            "versions": (R.VERSION_COLUMNS, R.version_row),
            "entities": (R.ENTITY_COLUMNS, R.entity_row),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 
 from ...errors import NotFound
@@ -33,10 +34,11 @@ from .queries import (
     _to_run,
     _tx_sql,
 )
+from .state import Rows, SQLiteState, V
 from .vectors import FAR
 
 
-class Reads:
+class Reads(SQLiteState):
     """Rows, edges, runs and counts (a mixin of ``SQLiteStore``)."""
 
     # -- reads ----------------------------------------------------------------------------
@@ -128,14 +130,19 @@ class Reads:
             kept = self._kept[user_id] = KeptReads(generation)
         return kept
 
-    def _kept_pairs(self, user_id: str, name: str, ids: list[str], read) -> dict[str, list]:
+    def _kept_pairs(self, user_id: str, name: str, ids: list[str],
+                    read: Callable[[sqlite3.Connection, list[str]], list]) -> dict[str, list]:
         """{id: what it leads to} from the kept reads' map ``name`` (kept_reads.py), reading what it
         lacks as rows of (id, what it leads to) with ``read(conn, missing)``."""
         return self._through_kept(user_id, ids, lambda k, ids: k.unread(name, ids), read,
                                   lambda k, ids, rows: k.keep_pairs(name, ids, rows),
                                   lambda k, ids: k.pairs_of(name, ids))
 
-    def _through_kept(self, user_id: str, wanted: list, missing, read, keep, answer):
+    def _through_kept(self, user_id: str, wanted: list[str],
+                      missing: Callable[[KeptReads, list[str]], list[str]],
+                      read: Callable[[sqlite3.Connection, list[str]], Rows],
+                      keep: Callable[[KeptReads, list[str], Rows], None],
+                      answer: Callable[[KeptReads, list[str]], dict[str, V]]) -> dict[str, V]:
         """``answer(kept, wanted)`` from the user's kept reads, reading (``read(conn, missing)``)
         and keeping (``keep(kept, missing, rows)``) what they lack, in one snapshot with the
         generation they belong to; a write in between leaves them unkept (read again next time)."""

@@ -25,11 +25,12 @@ from .queries import (
     _filter_sql,
     _needs_memory,
 )
+from .state import SQLiteState
 from .text_index import Tokenizer, UserText, best
 from .vectors import FAR, UserVectors
 
 
-class Search:
+class Search(SQLiteState):
     """Vector, text and hybrid search, and the Writer's neighbours (a mixin of ``SQLiteStore``)."""
 
     # -- search ---------------------------------------------------------------------------

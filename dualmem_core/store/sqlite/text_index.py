@@ -23,6 +23,7 @@ import math
 import sqlite3
 import threading
 from collections import defaultdict
+from typing import cast
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class Tokenizer:
             for i, word in enumerate(unknown):
                 self._tokens[word] = token[i + 1] if lengths.get(i + 1) == 1 else None
         tokens = [self._tokens.get(w) for w in words]
-        return None if any(t is None for t in tokens) else tokens
+        return None if any(t is None for t in tokens) else cast(list[str], tokens)
 
     def close(self) -> None:
         self._conn.close()

@@ -30,6 +30,7 @@ picked, so they never thin out the results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -46,6 +47,7 @@ APPROX_ROWS = 20_000  # from this many rows on, ``top_k`` ranks by the head, the
 CANDIDATES = 1000  # rows ``top_k`` scores in full after the head pass
 GROUPED_ROWS = 20_000  # from this many rows on, ``top_k_many`` searches the nearest groups only
 _MASKS = 8  # filters whose masks are kept until the rows change
+_Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # (row, query, score)
 
 
 @dataclass
@@ -65,6 +67,7 @@ class UserVectors(VectorIndex):
     """Vectors and filter columns of one user's versions that have an embedding."""
 
     HEAD = HEAD
+    size: int  # rows stored
 
     COLUMNS = ("rid", "valid_from", "valid_to", "tx_from", "tx_to", "kind", "status", "agent",
                "session")
@@ -174,7 +177,7 @@ class UserVectors(VectorIndex):
         """(row, query, score) of every admitted row scoring at least ``min_score``: all rows."""
         found = [self._scored(start, self.matrix[start: min(start + _BLOCK, self.size)], unit_queries,
                               mask, min_score) for start in range(0, self.size, _BLOCK)]
-        return tuple(np.concatenate(a) for a in zip(*found, strict=True))
+        return cast(_Found, tuple(np.concatenate(a) for a in zip(*found, strict=True)))
 
     def _scored(self, start: int, rows_block: np.ndarray, unit_queries: np.ndarray, mask: np.ndarray,
                 min_score: float) -> tuple[np.ndarray, ...]:
@@ -194,6 +197,7 @@ class UserVectors(VectorIndex):
                       k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(row, query, score) of the rows that can be among each query's k best at or above
         ``min_score``, through the bound over all rows (``_best_by_bound``)."""
+        assert self.basis is not None  # fitted: ``_prunes`` was true
         rested = with_rest(unit_queries, self.basis)
         # Every query's bound on every row: a matrix product block by block; one to three queries
         # (a single remember) a matrix-vector product each, over all rows at once (BLAS is slow
@@ -207,13 +211,14 @@ class UserVectors(VectorIndex):
         rows = np.arange(self.size)
         found = [self._best_by_bound(i, q, rows, bound, min_score, k)
                  for i, (q, bound) in enumerate(zip(unit_queries, bounds, strict=True))]
-        return tuple(np.concatenate(a) for a in zip(*found, strict=True))
+        return cast(_Found, tuple(np.concatenate(a) for a in zip(*found, strict=True)))
 
     def _above_grouped(self, unit_queries: np.ndarray, mask: np.ndarray, min_score: float,
                        k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """As ``_above_pruned``, over the rows of each query's nearest groups and the unsorted
         tail (``store/clusters.py``)."""
         groups = self._grouped()
+        assert self.basis is not None  # fitted: ``_prunes`` was true
         rested = with_rest(unit_queries, self.basis)
         probes = groups.probes(rested[:, :-1])
         tail = np.arange(groups.sorted_upto, self.size)  # written since the last sort: scanned by all
@@ -224,7 +229,7 @@ class UserVectors(VectorIndex):
             rows, bound = np.concatenate([rows, tail]), np.concatenate([bound, tail_bounds[i]])
             bound[~mask[rows]] = -np.inf
             found.append(self._best_by_bound(i, q, rows, bound, min_score, k))
-        return tuple(np.concatenate(a) for a in zip(*found, strict=True))
+        return cast(_Found, tuple(np.concatenate(a) for a in zip(*found, strict=True)))
 
     def _best_by_bound(self, query_index: int, unit_query: np.ndarray, rows: np.ndarray,
                        bound: np.ndarray, min_score: float, k: int) -> tuple[np.ndarray, ...]:

@@ -27,11 +27,12 @@ from .queries import (
     _TABLES,
     _select_in,
 )
+from .state import SQLiteState
 
 _MAX_PENDING_TEXTS = 20_000  # versions written since a user's last text search, kept to tokenize
 
 
-class Writes:
+class Writes(SQLiteState):
     """Write batches, access counts and imports (a mixin of ``SQLiteStore``)."""
 
     # -- shared steps ---------------------------------------------------------------------
