@@ -1,8 +1,10 @@
-"""The direction of imports the package layout promises (store <- vocab <- writer, editor).
+"""The direction of imports the package layout promises: store <- vocab <- writer, editor <- service
+<- frontends, and never back up.
 
-``dualmem_core.vocab`` is below the writer and the Editor, so it imports neither; the Writer's
-core and the Editor reach the rule extractor only through ``extractors.default_extractor``, so
-importing them loads no rule module.
+Each of ``dualmem_core``'s packages and top-level modules has a layer; a module imports only from
+its own package or from lower layers (so the Writer and the Editor, side by side, import neither
+the other). The Writer's core and the Editor reach the rule extractor only through
+``extractors.default_extractor``, so importing them loads no rule module.
 """
 
 from __future__ import annotations
@@ -31,12 +33,48 @@ def _imported(path: Path, module: str) -> set[str]:
     return out
 
 
-def test_vocab_imports_nothing_above_it() -> None:
-    for path in sorted((PACKAGE / "vocab").glob("*.py")):
-        names = _imported(path, f"dualmem_core.vocab.{path.stem}")
-        above = {n for n in names if n.startswith("dualmem_core.") and not n.startswith(
-            ("dualmem_core.vocab", "dualmem_core.store"))}
-        assert not above, f"{path.name} imports {sorted(above)}"
+# Lowest first. A name is a package of dualmem_core or one of its top-level modules.
+LAYERS = [
+    {"errors"},
+    {"timeutil"},
+    {"store", "providers", "prompts", "extras", "local_neo4j"},
+    {"vocab", "settings"},
+    {"writer", "editor"},
+    {"app", "evaluation"},
+    {"service", "demo"},
+    {"mcp_server", "rest"},
+    {"commands"},
+    {"cli"},
+]
+LAYER = {name: depth for depth, names in enumerate(LAYERS) for name in names}
+
+
+def _part(module: str) -> str:
+    """The package or top-level module of ``dualmem_core`` that ``module`` belongs to."""
+    return module.split(".")[1]
+
+
+def test_every_part_of_the_package_has_a_layer() -> None:
+    parts = {p.stem for p in PACKAGE.iterdir() if (p.suffix == ".py" or p.is_dir()) and p.stem != "__init__"
+             and not p.name.startswith((".", "__"))}
+    assert parts == set(LAYER), f"give these a layer: {sorted(parts - set(LAYER))}"
+
+
+def test_imports_point_down_or_within_a_part() -> None:
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+        module = ".".join(relative.parts[:-1] if relative.name == "__init__" else relative.parts)
+        if module == "dualmem_core":  # the package's front door re-exports the public names
+            continue
+        if path.name == "__init__.py":
+            module += ".__init__"  # relative imports of a package's __init__ start at the package
+        for name in _imported(path, module):
+            if not name.startswith("dualmem_core.") or _part(name) == _part(module):
+                continue
+            if _part(name) in LAYER and LAYER[_part(name)] >= LAYER[_part(module)]:
+                upward.append(f"{module} imports {name}")
+    assert not upward, upward
 
 
 def test_writer_core_and_editor_load_no_rule_module() -> None:
