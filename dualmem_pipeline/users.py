@@ -38,7 +38,10 @@ def one_run_per_user(instance: DagsterInstance) -> bool:
     ``concurrency: runs:``, or the older ``run_queue:``): Dagster reads that file from DAGSTER_HOME
     when it is set, not from this folder."""
     try:
-        limits = instance.get_concurrency_config().run_queue_config.tag_concurrency_limits
+        run_queue = instance.get_concurrency_config().run_queue_config
+        if run_queue is None:  # no run queue at all: no such limit either
+            return False
+        limits = run_queue.tag_concurrency_limits
     except Exception:  # no run queue at all (another run coordinator): no such limit either
         return False
     return any(limit.get("key") == "dagster/partition" and limit.get("limit") == 1
@@ -47,6 +50,7 @@ def one_run_per_user(instance: DagsterInstance) -> bool:
 
 def sync_partitions(instance: DagsterInstance, user_ids: list[str]) -> list[str]:
     """Add a partition for each stored user the instance lacks; the ones added, in order."""
+    assert users_partitions.name is not None  # defined with a name above
     known = set(instance.get_dynamic_partitions(users_partitions.name))
     added = [u for u in dict.fromkeys(user_ids) if u not in known and usable_partition_key(u)]
     if added:

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 
 from ..store import EdgeType
 from ..store import changes as ch
@@ -59,7 +60,7 @@ CORE_PREDICATES = frozenset(
 )
 
 
-def score(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) -> StageResult:
+def score(view: GraphView, config: EditorConfig, prior: Sequence[StageResult] = ()) -> StageResult:
     result = StageResult(STAGE)
     retold = restatements(view, prior)  # later messages retelling a relation: its sources
     result.decisions += retold.decisions

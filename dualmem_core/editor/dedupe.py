@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from ..store import EdgeType
 from .config import EditorConfig
-from .decisions import Decision, Revise, StageResult, edge
+from .decisions import Decision, Revise, StageOp, StageResult, edge
 from .judge import Judge
 from .stints import fact_slots, stints
 from .text_features import TextFeatures, conflict, features, jaccard
@@ -114,7 +114,7 @@ def deduplicate(view: GraphView, config: EditorConfig, judge: Judge | None = Non
         if canonical == copy or not view.live(copy):
             continue
         reason, cosine = why_same.get(copy, ("same cluster", 0.0))
-        ops = [
+        ops: list[StageOp] = [
             Revise(copy, view.current[copy].id, {"status": "duplicate"}),
             edge(view, EdgeType.DUPLICATE_OF, copy, canonical, rule=reason, score=round(cosine, 4)),
         ]

@@ -16,7 +16,7 @@ from datetime import datetime
 from ..store import EdgeType
 from ..vocab import predicates
 from ..vocab.changes import ADDITION, STRONG, WORD, stem, windows
-from .decisions import Decision, Revise, edge
+from .decisions import Decision, Revise, StageOp, edge
 from .messages import IDENTITY, _Message
 from .stints import ended
 from .view import GraphView, object_key
@@ -90,7 +90,7 @@ def _same_subject(view: GraphView, fact: str, earlier: _Message, subject: str | 
 def _end_fact(view: GraphView, fact: str, later: _Message, ends: datetime) -> Decision:
     version = view.current[fact]
     _, valid_to = ended((version.valid_from, version.valid_to), ends)
-    ops = [
+    ops: list[StageOp] = [
         Revise(fact, version.id, {"status": "superseded", "valid_to": valid_to}),
         edge(view, EdgeType.SUPERSEDES, later.memory_id, fact, rule="ends the fact it named"),
     ]

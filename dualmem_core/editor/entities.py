@@ -26,7 +26,7 @@ from itertools import combinations
 
 from ..store import EdgeType
 from .config import EditorConfig
-from .decisions import Decision, StageResult, edge
+from .decisions import Decision, StageOp, StageResult, edge
 from .judge import Judge
 from .mention_links import link_mentions
 from .stints import initials
@@ -151,7 +151,7 @@ def resolve_entities(
         if root == i:
             continue
         rule, matched = evidence.get(i, ("same cluster", ""))
-        ops = [edge(view, EdgeType.MERGED_INTO, i, root, rule=rule)]
+        ops: list[StageOp] = [edge(view, EdgeType.MERGED_INTO, i, root, rule=rule)]
         already = set(view.mentioned_by.get(root, ()))
         ops += [
             edge(view, EdgeType.MENTIONS, m, root)

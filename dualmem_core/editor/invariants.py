@@ -16,6 +16,7 @@ import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from ..store import changes as ch
 from ..store.models import EDGE_ENDPOINTS, Edge, EdgeType, UserGraph
@@ -83,7 +84,9 @@ def apply_in_memory(graph: UserGraph, changes: ch.ChangeSet, at: datetime | None
             elif isinstance(op, ch.ReopenVersion | ch.ReopenEdge):
                 target = dataclasses.replace(target, tx_to=FAR_FUTURE)
             else:
-                target = dataclasses.replace(target, tx_to=op.at or at)
+                # _TARGETS' other kinds, closes (an add was handled above)
+                closing = cast("ch.CloseVersion | ch.CloseEdge", op)
+                target = dataclasses.replace(target, tx_to=closing.at or at)
             records[kind][target.id] = target
     return UserGraph(
         graph.user_id,

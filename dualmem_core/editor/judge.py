@@ -63,6 +63,7 @@ class Judge:
                 "content": prompt.user_prompt(kind, [(i, a, b) for i, (a, b) in enumerate(pairs)]),
             },
         ]
+        assert self.llm is not None  # same() and replaces() ask only when a model is configured
         try:
             reply = self.llm.complete_json(
                 chat, prompt.SCHEMA, name="verdicts", sources=[t for pair in pairs for t in pair]

@@ -101,7 +101,7 @@ def _topic_words(words: frozenset[str], common: set[str]) -> set[str]:
 def _ended_values(view: GraphView, message: _Message) -> set[str]:
     """Values the message's facts say ended or are no longer so ("was in a relationship with
     Dan", "doesn't eat meat anymore"), as words."""
-    out = set()
+    out: set[str] = set()
     said = message.said
     for fact in message.facts:
         v = view.current[fact]

@@ -17,21 +17,22 @@ with the open ones, so a rerun adds nothing and a changed validity replaces its 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
 from ..store import EdgeType
 from ..store import changes as ch
-from ..store.models import WRITER
+from ..store.models import WRITER, Edge
 from ..timeutil import FAR_FUTURE
 from .config import EditorConfig
-from .decisions import Decision, Revise, StageResult, edge
+from .decisions import Decision, Revise, StageOp, StageResult, edge
 from .view import GraphView, follow, object_key
 
 STAGE = "relations"
 
 
-def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResult] = ()) -> StageResult:
+def mine_relations(view: GraphView, config: EditorConfig, prior: Sequence[StageResult] = ()) -> StageResult:
     """``prior``: this run's earlier stages (merges and new validity are taken into account)."""
     result = StageResult(STAGE)
     root = {e.src_id: e.dst_id for e in view.open_edges(EdgeType.MERGED_INTO)}
@@ -50,17 +51,17 @@ def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResul
     def canon(entity_id: str) -> str:
         return follow(root, entity_id)
 
-    degree = Counter()
+    degree: Counter[str] = Counter()
     for entity_id, memory_ids in view.mentioned_by.items():
         degree[canon(entity_id)] += len(memory_ids)
     desired: dict[tuple[str, str, str], dict[str, Any]] = {}
-    co = Counter()
+    co: Counter[tuple[str, str]] = Counter()
     for memory_id, version in view.current.items():
         fields = revised.get(memory_id, {})
         status = fields.get("status", version.status)
         if status == "duplicate" or memory_id in copies:
             continue
-        named = {}  # every name the memory's entities go by -> the canonical entity
+        named: dict[str, str] = {}  # every name the memory's entities go by -> the canonical entity
         for e in view.mentions.get(memory_id, ()):
             if e in view.entities and degree[canon(e)] <= config.hub_degree:
                 for name in (view.entities[e].name, *view.entities[e].aliases):
@@ -69,6 +70,7 @@ def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResul
         pair = _triple_pair(version, named)
         if pair is not None:
             valid_to = fields.get("valid_to", version.valid_to)
+            assert version.predicate is not None  # _triple_pair gives no pair without one
             key = (*pair, version.predicate)
             props = {
                 "relation": version.predicate,
@@ -88,14 +90,14 @@ def mine_relations(view: GraphView, config: EditorConfig, prior: list[StageResul
                 "count": count,
                 "rule": "co-mention",
             }
-    existing = {}
-    for e in view.open_edges(EdgeType.RELATED):
-        existing[(e.src_id, e.dst_id, e.props.get("relation", ""))] = e
+    existing: dict[tuple[str, str, str], Edge] = {}
+    for related in view.open_edges(EdgeType.RELATED):
+        existing[(related.src_id, related.dst_id, related.props.get("relation", ""))] = related
     for key, props in sorted(desired.items()):
         old = existing.get(key)
         if old is not None and old.props == props:
             continue
-        ops = [edge(view, EdgeType.RELATED, key[0], key[1], **props)]
+        ops: list[StageOp] = [edge(view, EdgeType.RELATED, key[0], key[1], **props)]
         if old is not None:
             ops.insert(0, ch.CloseEdge(old.id))
         names = f"{view.entities[key[0]].name} -[{key[2]}]-> {view.entities[key[1]].name}"

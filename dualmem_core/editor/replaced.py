@@ -65,7 +65,7 @@ from ..store import EdgeType
 from ..vocab import predicates
 from ..vocab.changes import ADDITION, CHANGE, STRONG, stem, windows
 from .config import EditorConfig
-from .decisions import Decision, Revise, edge
+from .decisions import Decision, Revise, StageOp, edge
 from .ended_facts import _end_fact, _endable, _facts_it_ends
 from .judge import Judge
 from .messages import (
@@ -272,7 +272,7 @@ def _shown(evidence: dict) -> dict:
 def _supersede(view: GraphView, earlier: _Message, later: _Message, evidence: dict, reason: str) -> Decision:
     current = view.current[earlier.memory_id]
     valid = ended((current.valid_from, current.valid_to), later.said)
-    ops = [
+    ops: list[StageOp] = [
         Revise(earlier.memory_id, current.id, {"status": "superseded", "valid_from": valid[0],
                                                 "valid_to": valid[1]}),
         edge(view, EdgeType.SUPERSEDES, later.memory_id, earlier.memory_id, rule=reason,
@@ -303,7 +303,7 @@ def _heal(view: GraphView) -> list[Decision]:
                 or view.memories[memory_id].kind != "observation"):
             continue
         first = view.versions_of[memory_id][0]
-        ops = [Revise(memory_id, current.id, {"status": "active", "valid_from": first.valid_from,
-                                              "valid_to": first.valid_to})]
+        fields = {"status": "active", "valid_from": first.valid_from, "valid_to": first.valid_to}
+        ops: list[StageOp] = [Revise(memory_id, current.id, fields)]
         out.append(Decision("restore", memory_id, "its update was forgotten", None, {}, ops))
     return out

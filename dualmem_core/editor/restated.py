@@ -27,6 +27,7 @@ Phil"): that message is news, not a repeat.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..store import EdgeType
@@ -58,7 +59,7 @@ class Restatements:
     named: dict[str, set[str]]
 
 
-def restatements(view: GraphView, prior: list[StageResult] = ()) -> Restatements:
+def restatements(view: GraphView, prior: Sequence[StageResult] = ()) -> Restatements:
     """One decision per (fact, message) pair where the message names the fact's pet, or its
     person together with a word for the relation; and every message naming them at all.
 
@@ -79,9 +80,9 @@ def restatements(view: GraphView, prior: list[StageResult] = ()) -> Restatements
                 elif isinstance(op, Revise) and "status" in op.fields:
                     status[op.memory_id] = op.fields["status"]
     keys_of: dict[str, set[str]] = {}  # canonical entity -> its names and aliases, as keys
-    for entity in view.entities.values():
-        keys_of.setdefault(follow(merged, entity.id), set()).update(
-            object_key(n) for n in (entity.name, *entity.aliases)
+    for ent in view.entities.values():
+        keys_of.setdefault(follow(merged, ent.id), set()).update(
+            object_key(n) for n in (ent.name, *ent.aliases)
         )
     naming: dict[str, dict[str, bool]] = {}  # canonical entity -> observation -> linked this run
     for memory_id, entities in mentions.items():

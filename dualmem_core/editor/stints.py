@@ -23,7 +23,7 @@ from the evidence, so the two stages agree.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence, Set
 from datetime import datetime, timedelta
 
 from ..timeutil import EARLIEST
@@ -57,7 +57,7 @@ def chain_order(view: GraphView, memory_id: str) -> tuple:
     return (original_interval(view, memory_id)[0], view.first_seen(memory_id))
 
 
-def fact_slots(view: GraphView, leave_out: set[str] = frozenset()) -> dict[tuple[str, str], list[str]]:
+def fact_slots(view: GraphView, leave_out: Set[str] = frozenset()) -> dict[tuple[str, str], list[str]]:
     """(subject, predicate) -> the triple facts believed or superseded now, oldest first.
 
     The user's own names count as the user (the Writer calls the speaker "user")."""
@@ -97,14 +97,16 @@ def value_keys(view: GraphView, members: list[str]) -> dict[str, str]:
 
 def stints(view: GraphView, members: list[str]) -> list[list[str]]:
     """Split one slot's facts (in chain order) into stints: lists of tellings of one fact."""
-    single = predicates.is_single_valued(view.current[members[0]].predicate)
+    predicate = view.current[members[0]].predicate
+    assert predicate is not None  # members are one slot of fact_slots: facts with a predicate
+    single = predicates.is_single_valued(predicate)
     values = value_keys(view, members)
     clusters: list[tuple[tuple[str, bool], list[str], Interval]] = []
     for memory_id in members:
         v = view.current[memory_id]
         key = (values[memory_id], v.negated)
         interval = original_interval(view, memory_id)
-        joinable = range(len(clusters))
+        joinable: Sequence[int] = range(len(clusters))
         if single and not v.negated:
             positive = [i for i, (k, _, _) in enumerate(clusters) if not k[1]]
             joinable = positive[-1:]  # a run of one value: only the latest positive value

@@ -25,6 +25,7 @@ message saying a fact changed ends that fact too; the chain keeps such an ending
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence, Set
 
 from ..store import EdgeType
 from ..store import changes as ch
@@ -80,7 +81,8 @@ def supersede(
     }
     groups = fact_slots(view, leave_out=set(copies))
     new = set(view.new_memory_ids()) | {copies[c] for c in copies}  # a canonical given a repeat
-    existing = defaultdict(set)  # older memory -> memories with an open SUPERSEDES edge to it
+    # older memory -> memories with an open SUPERSEDES edge to it
+    existing: dict[str, set[str]] = defaultdict(set)
     told_ended: dict[str, set[str]] = defaultdict(set)  # fact -> messages that said it changed
     for e in view.open_edges(EdgeType.SUPERSEDES):
         existing[e.dst_id].add(e.src_id)
@@ -102,8 +104,8 @@ def supersede(
         other_names = _other_names(view, nicknames) if predicate == "name" else set()
         desired = _desired(view, members, evidence, statuses, other_names, told_ended)
         for memory_id in members:
-            status, valid, successors = desired[memory_id]
-            decision = _decide(view, memory_id, status, valid, successors, existing[memory_id])
+            status, valid, superseded_by = desired[memory_id]
+            decision = _decide(view, memory_id, status, valid, superseded_by, existing[memory_id])
             if decision is not None:
                 result.decisions.append(decision)
     successors: dict[str, set[str]] = defaultdict(set)  # fact -> facts superseding it after this run
@@ -140,11 +142,11 @@ def _fold(view: GraphView, result: StageResult, told: list[Decision]) -> None:
             host.evidence["message"] = f"{d.reason}: {view.current[d.subject].text[:60]}"
 
 
-def _other_names(view: GraphView, nicknames: list[str]) -> set[str]:
+def _other_names(view: GraphView, nicknames: Sequence[str]) -> set[str]:
     return {object_key(view.current[m].object) for m in nicknames if not view.current[m].negated}
 
 
-def _same_person_named(values: dict[str, str], m: str, others: set[str]) -> bool:
+def _same_person_named(values: dict[str, str], m: str, others: Set[str]) -> bool:
     """A name that is a nickname of the subject ("Bia" for Beatriz Carvalho), or part of another
     name told ("Beatriz"), names the same person: it neither ends nor is ended by the full name."""
     words = set(values[m].split())
@@ -152,8 +154,8 @@ def _same_person_named(values: dict[str, str], m: str, others: set[str]) -> bool
 
 
 def _desired(
-    view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: list[str] = (),
-    other_names: set[str] = frozenset(),
+    view: GraphView, members: list[str], evidence: dict[str, Interval], statuses: Sequence[str] = (),
+    other_names: Set[str] = frozenset(),
     told_ended: dict[str, set[str]] | None = None,
 ) -> dict[str, tuple[str, Interval, set[str]]]:
     """memory -> (status, validity, memories that supersede it) the group should have.
@@ -164,9 +166,10 @@ def _desired(
     messages that said a fact changed, with no triple (``replaced.py``): they end it too."""
     known = {m: evidence.get(m) or original_interval(view, m) for m in members}
     values = value_keys(view, members)
-    out = {m: ("active", known[m], set()) for m in members}
+    out: dict[str, tuple[str, Interval, set[str]]] = {m: ("active", known[m], set()) for m in members}
     positive = [m for m in members if not view.current[m].negated]
     predicate = view.current[members[0]].predicate
+    assert predicate is not None  # members are one slot of fact_slots: facts with a predicate
     if predicate == "name":
         positive = [m for m in positive if not _same_person_named(values, m, other_names)]
     if predicates.is_single_valued(predicate):

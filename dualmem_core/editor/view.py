@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -169,7 +170,9 @@ class GraphView:
                 m for m, v in self.current.items() if v.embedding is not None and v.status == "active"
             )
             if ids:
-                matrix = np.stack([self.current[m].embedding for m in ids]).astype(np.float32)
+                # ids holds only versions with an embedding
+                vectors = [cast(np.ndarray, self.current[m].embedding) for m in ids]
+                matrix = np.stack(vectors).astype(np.float32)
                 norms = np.linalg.norm(matrix, axis=1, keepdims=True)
                 matrix /= np.where(norms == 0, 1.0, norms)
             else:

@@ -111,7 +111,9 @@ def stage_asset(name: str) -> AssetsDefinition:
     """The asset of one stage: it reads the asset before it (the snapshot, for the first)."""
     before = (["graph_snapshot", *STAGES])[STAGES.index(name)]
     # The stage module's own first docstring line says what it does: it shows in the UI.
-    summary = importlib.import_module(f"dualmem_core.editor.{name}").__doc__.strip().splitlines()[0]
+    doc = importlib.import_module(f"dualmem_core.editor.{name}").__doc__
+    assert doc is not None  # every stage module opens with a docstring
+    summary = doc.strip().splitlines()[0]
 
     @asset(
         name=name,

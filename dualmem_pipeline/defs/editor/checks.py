@@ -47,6 +47,7 @@ def change_set_invariants(
 ) -> Iterator[AssetCheckResult]:
     """The change set applied to the snapshot in memory, and every invariant checked on the result."""
     user_id = context.op_execution_context.partition_key
+    assert checked.changes is not None  # change_set's output always carries its change set
     found = check_change_set(load_view(checked.snapshot.folder).graph, checked.changes, user_id)
     for name in INVARIANTS:
         caused = [v for v in found[name] if not v.preexisting]

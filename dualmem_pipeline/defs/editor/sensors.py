@@ -9,6 +9,7 @@ run without adding partitions by hand. It can be switched off in the UI like any
 """
 
 import os
+from typing import cast
 
 from dagster import (
     AssetKey,
@@ -40,8 +41,11 @@ def memories_at_last_snapshot(instance: DagsterInstance, user_id: str) -> int:
     ).records
     if not records:
         return 0
-    value = records[0].asset_materialization.metadata.get("memories")
-    return int(value.value) if value is not None else 0
+    materialization = records[0].asset_materialization
+    assert materialization is not None  # fetch_materializations returns materialization records
+    value = materialization.metadata.get("memories")
+    # graph_snapshot records its memory count as an int
+    return int(cast(int, value.value)) if value is not None else 0
 
 
 @sensor(job=jobs.editor_job, minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING)
@@ -51,6 +55,7 @@ def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) 
     if not one_run_per_user(context.instance):  # said at every tick until fixed: runs may overlap
         context.log.warning("this Dagster instance does not limit runs to one per user: with "
                              "DAGSTER_HOME set, copy dualmem's dagster.yaml into $DAGSTER_HOME")
+    assert users_partitions.name is not None  # defined with a name in users.py
     known = set(context.instance.get_dynamic_partitions(users_partitions.name))
     users = [u for u in store.store.list_users() if usable_partition_key(u)]
     requests = []

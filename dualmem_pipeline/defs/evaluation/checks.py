@@ -93,7 +93,7 @@ def graph_health(writer: Writer, user_id: str) -> tuple[int, dict[str, Any]]:
     """(invariant violations, the check's metadata) of a user outside the fixture."""
     view = GraphView(writer.store.export_graph(user_id))
     found = check_graph(view.graph)
-    statuses = defaultdict(int)
+    statuses: defaultdict[str, int] = defaultdict(int)
     for v in view.current.values():
         statuses[v.status] += 1
     probed, stale = stale_first(writer, user_id, view)
@@ -119,7 +119,8 @@ def graph_health(writer: Writer, user_id: str) -> tuple[int, dict[str, Any]]:
 def stale_first(writer: Writer, user_id: str, view: GraphView) -> tuple[list[str], list[str]]:
     """(slots probed, slots whose first hit is a superseded value): single-valued slots only,
     those holding both a superseded and a current value, at most ``STALE_SLOTS`` of them."""
-    probed, stale = [], []
+    probed: list[str] = []
+    stale: list[str] = []
     for (_, predicate), members in sorted(fact_slots(view).items()):
         if len(probed) == STALE_SLOTS:
             break

@@ -10,11 +10,15 @@ holding that path (a user id and a run id, no text).
 import os
 import pickle
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 from urllib.parse import quote
 
 from dagster import ConfigurableIOManager, DagsterInstance, InputContext, OutputContext
 
 from dualmem_core.store.snapshot import DECISIONS
+
+if TYPE_CHECKING:  # the snapshot asset's module imports this one
+    from ..snapshot.assets import Snapshot
 
 # The resource key the Editor's assets name (``io_manager_key``); bound in ``defs/resources.py``.
 RUN_FOLDER_IO_MANAGER = "run_folder_io_manager"
@@ -30,13 +34,15 @@ class RunFolderIOManager(ConfigurableIOManager):
         asset, partition = context.asset_key.to_user_string(), context.asset_partition_key
         instance = context.step_context.instance
         # A Snapshot names its run's folder; every later output carries the snapshot it read.
-        path = Path(getattr(obj, "snapshot", obj).folder) / DECISIONS / f"{asset}.pickle"
+        snapshot = cast("Snapshot", getattr(obj, "snapshot", obj))
+        path = Path(snapshot.folder) / DECISIONS / f"{asset}.pickle"
         _write(path, pickle.dumps(obj))
         _write(self._pointer(instance, asset, partition), str(path).encode())
         context.add_output_metadata({"stored_in": str(path)})
 
     def load_input(self, context: InputContext) -> object:
         upstream = context.upstream_output
+        assert upstream is not None  # every input it loads is an Editor asset's output
         asset, partition = upstream.asset_key.to_user_string(), context.asset_partition_key
         path = self._path(context.instance, asset, partition)
         if not path.exists():

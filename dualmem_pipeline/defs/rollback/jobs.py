@@ -47,7 +47,7 @@ def rollback_editor_run(context: OpExecutionContext, config: RollbackConfig, sto
                             "rollback; launch it for the user's partition instead")
     user_id = config.user_id or partition
     undone = Editor(store.store).rollback(config.run_id, user_id=user_id, cascade=config.cascade)
-    metadata = {
+    metadata: dict[str, str | int | MetadataValue] = {
         "rolled_back_run_id": config.run_id,
         "rollback_run_id": undone.run_id,
         "operations": undone.operations,
