@@ -92,6 +92,7 @@ def _examples() -> list[tuple[str, datetime | None]]:
     asked = load_fixture().questions_of(EXAMPLE_USER)
     present = next(q for q in asked if q.kind == "present")
     as_of = next(q for q in asked if q.kind == "as_of")
+    assert as_of.as_of is not None  # the fixture loader refuses an as_of question without its date
     return [(present.question, None), (as_of.question, datetime.combine(as_of.as_of, time(12), tzinfo=UTC))]
 
 

@@ -12,7 +12,7 @@ import ipaddress
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -318,6 +318,7 @@ def _error_reply(exc: Exception):
     from pydantic import ValidationError
 
     errors = exc.errors() if isinstance(exc, ValidationError) else []
+    raw: Any  # pydantic's input, whatever the client sent; json.loads raises TypeError on a non-string
     raw, code = errors[0].get("input") if errors else None, -32600
     message = "Invalid request: not a JSON-RPC 2.0 message (jsonrpc, id, method, params)"
     if errors and errors[0]["type"] == "json_invalid":

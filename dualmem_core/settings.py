@@ -150,9 +150,9 @@ def resolve_settings(
     for name, value in env.items():
         if value.strip():
             merged[name], origins[name] = value, "environment"
-    for name, value in ((ENV_STORE, store), ("DUALMEM_EMBEDDER", embedder)):
-        if value:
-            merged[name], origins[name] = value, "flag"
+    for name, flag in ((ENV_STORE, store), ("DUALMEM_EMBEDDER", embedder)):
+        if flag:
+            merged[name], origins[name] = flag, "flag"
     try:
         config = ProviderConfig.from_env(merged)
     except ProviderConfigError as exc:

@@ -120,6 +120,7 @@ def _parse(raw: str, where: str, number: int) -> Line:
     for name in ("source_id", "speaker"):
         if item.get(name) is not None:
             message[name] = item[name]
+    assert user_id is not None  # checked a non-empty string above
     return Line(number, user_id, message, item.get("session_id"), item.get("agent_id"))
 
 
@@ -146,7 +147,7 @@ def _new_lines(store, lines: list[Line], path: Path) -> list[Line]:
     for line in lines:
         if "source_id" in line.message:
             wanted.setdefault(line.user_id, set()).add(line.message["source_id"])
-    texts: dict[tuple[str, str], str] = {}
+    texts: dict[tuple[str, str | None], str] = {}  # looked up with a line's source id, None if it has none
     for user_id, source_ids in wanted.items():
         ids = sorted(source_ids)
         for start in range(0, len(ids), 500):

@@ -32,8 +32,8 @@ K = 5
 class PartResult:
     part: str
     users: list[str]
-    before: dict[str, float]  # retrieval before the Editor
-    after: dict[str, float]  # retrieval and graph metrics after it
+    before: dict[str, float | None]  # retrieval before the Editor (None: a rate over nothing)
+    after: dict[str, float | None]  # retrieval and graph metrics after it
     counts: dict[str, int]  # the raw counts behind the pair metrics
     llm_calls: int = 0
     llm_tokens: int = 0
@@ -143,7 +143,7 @@ def score_user(writer: Writer, fixture: Fixture, user: str) -> tuple[dict[str, i
     return counts, _ask(writer, fixture, user)
 
 
-def user_metrics(writer: Writer, fixture: Fixture, user: str) -> dict[str, float]:
+def user_metrics(writer: Writer, fixture: Fixture, user: str) -> dict[str, float | None]:
     """Every metric of one user (the asset check's view of an evaluation partition)."""
     counts, answers = score_user(writer, fixture, user)
     return {**metrics.retrieval(answers, K), **metrics.graph_metrics(counts)}

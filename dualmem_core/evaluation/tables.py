@@ -47,7 +47,7 @@ def per_user_table(frame: pd.DataFrame, embedder: str) -> str:
     return "\n".join(lines)
 
 
-def _cell(metric: str, value: object) -> str:
+def _cell(metric: str, value: float | None) -> str:
     if value is None or value != value:  # None, or NaN from the pivot: nothing to count
         return "–"
     return str(int(value)) if metric == "questions" else f"{100 * float(value):.1f}%"

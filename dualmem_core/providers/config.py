@@ -33,6 +33,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import ProviderConfigError
 from .cache import CacheMode, ProviderCache, parse_mode
@@ -42,6 +43,8 @@ from .local_embedding import SentenceTransformerEmbedder
 
 DEFAULT_EMBEDDER = "hashing"
 _SECRETS = {"llm_api_key", "embed_api_key"}
+_Num = TypeVar("_Num", int, float)  # the kind a number setting is parsed as
+_Default = TypeVar("_Default", int, float, None)  # its default when unset
 
 
 def default_cache_path() -> Path:
@@ -89,7 +92,7 @@ class ProviderConfig:
             value = env.get(name, "").strip()
             return value or None
 
-        def number(name: str, kind: type, default: float | int | None, minimum: float) -> float | int | None:
+        def number(name: str, kind: type[_Num], default: _Default, minimum: float) -> _Num | _Default:
             raw = get(name)
             if raw is None:
                 return default

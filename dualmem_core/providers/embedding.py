@@ -41,8 +41,12 @@ from .openai_client import _mask, _short, _where, make_openai_client, openai_err
 
 
 class Embedder(Protocol):
-    name: str
-    dimension: int
+    # read-only: implementations may compute them (OpenAIEmbedder probes its dimension)
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text, float32, shape (len(texts), dimension)."""

@@ -10,7 +10,7 @@ they have no offset, as in the CLI and the MCP server.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -286,8 +286,9 @@ class EditorRunOut(BaseModel):
 
     @classmethod
     def of(cls, run: EditorRun) -> EditorRunOut:
-        return cls(run_id=run.run_id, user_id=run.user_id, kind=run.kind, counts=run.counts,
-                   operations=run.operations, skipped=run.skipped, llm_calls=run.llm_calls,
+        # EditorRun.kind is a plain str holding "edit" or "rollback"; pydantic validates it here
+        return cls(run_id=run.run_id, user_id=run.user_id, kind=cast(Literal["edit", "rollback"], run.kind),
+                   counts=run.counts, operations=run.operations, skipped=run.skipped, llm_calls=run.llm_calls,
                    llm_tokens=run.llm_tokens, llm_by_stage=run.llm_by_stage, llm_failures=run.llm_failures,
                    duration_s=run.duration_s, applied_at=run.applied_at, rollback_of=run.rollback_of)
 

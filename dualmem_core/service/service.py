@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, cast, overload
 
 from ..errors import InvalidInput, NotFound, StoreUnavailable
 from ..store.validate import check_user_id
@@ -124,11 +124,20 @@ class MemoryService:
             found = None
         if missing is not None and user_id is not None and (found is None or not found.versions):
             raise no_memory(user_id, memory_id, missing)
+        assert found is not None  # None only with missing and user_id set, which raised just above
         return found
 
     def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
         """The current value of each single-valued fact about ``subject``, by predicate."""
         return self.writer.profile(user_id, subject=subject)
+
+    @overload
+    def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None, memory_id: str | None = None,
+               everything: Literal[False] = False) -> ForgetReceipt: ...
+
+    @overload
+    def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None, memory_id: str | None = None,
+               everything: bool) -> ForgetReceipt | dict[str, int]: ...
 
     def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None, memory_id: str | None = None,
                everything: bool = False) -> ForgetReceipt | dict[str, int]:
@@ -139,14 +148,16 @@ class MemoryService:
 
     def forget_memory(self, *, user_id: str, memory_id: str, missing: str) -> ForgetReceipt:
         """Delete one memory; ``no_memory(user_id, memory_id, missing)`` when it named nothing."""
-        receipt = self.writer.forget(user_id=user_id, memory_id=memory_id)
+        # without everything=True the Writer returns the store's ForgetReceipt
+        receipt = cast("ForgetReceipt", self.writer.forget(user_id=user_id, memory_id=memory_id))
         if memory_id not in receipt.memory_ids:
             raise no_memory(user_id, memory_id, missing)
         return receipt
 
     def forget_user(self, user_id: str) -> dict[str, int]:
         """Delete everything stored for the user; how many records of each kind went."""
-        return self.writer.forget(user_id=user_id, everything=True)
+        # with everything=True the Writer returns the store's counts per kind of record
+        return cast("dict[str, int]", self.writer.forget(user_id=user_id, everything=True))
 
     # -- the Editor ---------------------------------------------------------------------------
 
