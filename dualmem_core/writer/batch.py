@@ -114,7 +114,7 @@ def link_entities(store: Store, user_id: str, pending: list, batch: WriteBatch) 
     """MENTIONS edges to entities found by exact name or alias, new ones otherwise.
     Fuzzier matches ("Bob" = "Robert Smith") are the Editor's to resolve."""
     names = {name for _, _, entities in pending for name, _ in entities}
-    known = {}
+    known: dict[str, str] = {}
     for entity in store.find_entities(user_id, sorted(names)):
         for key in (entity.name, *entity.aliases):
             known.setdefault(key.casefold(), entity.id)

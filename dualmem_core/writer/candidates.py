@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from ..store import SearchFilter, SearchHit, Store
 from ..vocab.predicates import canonical, is_single_valued
@@ -70,7 +71,7 @@ def _mark_spoken(candidates: dict[str, _Candidate], query: str) -> None:
     said_by = {key: speaker_of(c.hit.version.text, c.hit.version.search_text)
                for key, c in candidates.items() if c.hit.memory.kind != "fact"}
     asked = _words(query)
-    named = {sp for sp in set(said_by.values()) - {None} if _words(sp) in asked}
+    named = {sp for sp in cast("set[str]", set(said_by.values()) - {None}) if _words(sp) in asked}
     for key, speaker in said_by.items():
         if speaker in named:
             candidates[key].signals.spoken = True

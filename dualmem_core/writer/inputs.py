@@ -64,11 +64,11 @@ def _when(value: object, name: str) -> datetime:
 
 def _message(text: object, at: datetime, role: object, speaker: object, source_id: object,
              where: str) -> InputMessage:
-    check_text(text, f"{where} text")
+    checked = check_text(text, f"{where} text")  # ``text`` itself, known now to be a string
     if role not in ROLES:
         raise InvalidInput(f"{where} role must be one of {', '.join(ROLES)}, got {role!r}")
     if speaker is not None and (not isinstance(speaker, str) or not speaker.strip()):
         raise InvalidInput(f"{where} speaker must be a non-empty string, got {speaker!r}")
     if source_id is not None and (not isinstance(source_id, str) or not source_id):
         raise InvalidInput(f"{where} source_id must be a non-empty string, got {source_id!r}")
-    return InputMessage(text, at, role, speaker or role, source_id)
+    return InputMessage(checked, at, role, speaker or role, source_id)

@@ -73,7 +73,7 @@ def read_question(question: str, *, user_names: tuple[str, ...] | list[str] = ()
     if "favourite_team" in found:
         found.append("favourite_football_team")
     found = _settle(found, question)
-    relations = ()
+    relations: tuple[str, ...] = ()
     attributes = [p for p in found if p not in RELATIONS and p not in ("name", "relationship_status")]
     if attributes:  # "where does her sister live": the relation leads to the person asked about
         relations = tuple(p for p in found if p in RELATIONS)

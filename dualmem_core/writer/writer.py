@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import cast
 
 from ..errors import InvalidInput, NotFound
 from ..providers import Embedder, HashingEmbedder
@@ -171,6 +172,7 @@ class Writer:
                     known[message.source_id] = message.text  # also a repeat within this call
                 fresh.append(message)
             elif stored == message.text:
+                assert message.source_id is not None  # ``stored`` was found under it
                 result.already_stored.append(message.source_id)
             else:
                 raise InvalidInput(
@@ -308,8 +310,9 @@ class Writer:
             memory_id=memory_id,
             user_id=user_id,
             versions=[
-                VersionView(
-                    v.id, v.text, v.status, v.valid_from, v.valid_to, v.tx_from, v.tx_to, v.created_by
+                VersionView(  # a stored version has its tx_from (the store's clock stood in for None)
+                    v.id, v.text, v.status, v.valid_from, v.valid_to, cast(datetime, v.tx_from), v.tx_to,
+                    v.created_by,
                 )
                 for v in versions
             ],
@@ -325,6 +328,7 @@ class Writer:
         hits = self.store.list_facts(SearchFilter(user_id, valid_at=utcnow(), statuses=("active",)))
         for hit in hits:  # newest valid_from first, so the first one per predicate wins
             version = hit.version
+            assert version.predicate is not None  # list_facts returns only versions with a predicate
             if (version.subject or "").casefold() != subject.casefold() or version.predicate in profile:
                 continue
             if predicates.is_single_valued(version.predicate):
@@ -360,6 +364,7 @@ class Writer:
         # The texts are also what later messages' search texts may hold (``search_text.py``).
         texts = [] if everything and not caches else self._texts_to_forget(user_id, source_ids, memory_id,
                                                                             everything)
+        receipt: ForgetReceipt | dict[str, int]
         if everything:
             receipt = self.store.delete_user(user_id)
         else:
@@ -368,7 +373,7 @@ class Writer:
         for cache in dict.fromkeys(caches):
             for text in texts:
                 cache.delete_matching(text)
-        deleted = receipt.deleted_ids if isinstance(receipt, ForgetReceipt) else set()
+        deleted: set[str] = receipt.deleted_ids if isinstance(receipt, ForgetReceipt) else set()
         scrub_snapshots(snapshot_dirs(), user_id, deleted, everything=everything, said=texts)
         return receipt
 

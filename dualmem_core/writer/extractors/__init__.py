@@ -20,9 +20,10 @@ def default_extractor(llm: LLM | None = None) -> Extractor:
     falls back to the rules on a bad reply."""
     from .rules.extractor import RuleExtractor
 
-    extractor: Extractor = RuleExtractor()
+    rules = RuleExtractor()  # kept as its own type: the LLM extractor falls back to its ``extract``
+    extractor: Extractor = rules
     if llm is not None:
         from .llm import LLMExtractor
 
-        extractor = LLMExtractor(llm, fallback=extractor)
+        extractor = LLMExtractor(llm, fallback=rules)
     return extractor

@@ -89,6 +89,7 @@ def items(
         return []
     parts = split_items(value) if listable else [value]
     out = []
+    part: str | None  # a listed part may clean to nothing
     for part in parts:
         if listable and _NOT_AN_ITEM.match(part):
             continue  # "pork, never have": a comment, not a second item

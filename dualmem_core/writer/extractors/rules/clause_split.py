@@ -53,7 +53,7 @@ _BARE_JOB = re.compile(r"(?P<t>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s*(?:,|$|\
 def bare_job(text: str) -> bool:
     """'nurse in Lisbon', 'backend dev at Monzo': an occupation said without "a"."""
     m = _BARE_JOB.match(text)
-    return bool(m) and job_head(m["t"])
+    return m is not None and job_head(m["t"])
 
 
 _COPULA = re.compile(

@@ -38,7 +38,9 @@ class Subject:
 
 
 def _name_ok(name: str | None) -> bool:
-    return bool(name) and name.split()[0].lower() not in NOT_NAMES and relation_of(name.split()[0]) is None
+    if not name:
+        return False
+    return name.split()[0].lower() not in NOT_NAMES and relation_of(name.split()[0]) is None
 
 
 def possessive_subject(owner: str, speaker: str) -> str:

@@ -82,7 +82,7 @@ class Anchor:
     kind: str = "point"  # anchors may already be durations or vague
 
 
-def month_anchor(month: int, now: datetime, mode: str, future: bool) -> datetime:
+def month_anchor(month: int, now: datetime, mode: str, future: bool | None) -> datetime:
     """The 1st of ``month`` chosen by ``mode``: "last", "next", "this" or bare (past/future)."""
     this_year = datetime(now.year, month, 1, tzinfo=UTC)
     if mode == "this":
@@ -95,7 +95,7 @@ def month_anchor(month: int, now: datetime, mode: str, future: bool) -> datetime
     return this_year if month <= now.month else add_years(this_year, -1)
 
 
-def day_anchor(month: int, day: int, year: int | None, now: datetime, future: bool) -> datetime | None:
+def day_anchor(month: int, day: int, year: int | None, now: datetime, future: bool | None) -> datetime | None:
     def make(y: int) -> datetime | None:
         try:
             return datetime(y, month, day, tzinfo=UTC)
@@ -118,7 +118,7 @@ def day_anchor(month: int, day: int, year: int | None, now: datetime, future: bo
     return None
 
 
-def season_anchor(season: str, now: datetime, mode: str, future: bool) -> datetime:
+def season_anchor(season: str, now: datetime, mode: str, future: bool | None) -> datetime:
     month = SEASONS[season]
     mine = [datetime(y, month, 1, tzinfo=UTC) for y in range(now.year - 2, now.year + 2)]  # checks the years
     # The latest season start (1 Mar/Jun/Sep/Dec) not after ``now``: walking down from the top finds the
@@ -142,7 +142,7 @@ def season_anchor(season: str, now: datetime, mode: str, future: bool) -> dateti
     return max(s for s in mine if s <= now)
 
 
-def weekday_anchor(weekday: int, now: datetime, mode: str, future: bool) -> datetime:
+def weekday_anchor(weekday: int, now: datetime, mode: str, future: bool | None) -> datetime:
     today = day_start(now)
     back = (today.weekday() - weekday) % 7
     ahead = (weekday - today.weekday()) % 7

@@ -178,20 +178,20 @@ def _find_within_the_calendar(
     taken: list[tuple[int, int]] = []
     for m in _YEAR_RANGE.finditer(text):
         first = int(m["a"])
-        last = int(m["b"]) if len(m["b"]) == 4 else first // 100 * 100 + int(m["b"])
-        if last < first:
+        last_year = int(m["b"]) if len(m["b"]) == 4 else first // 100 * 100 + int(m["b"])
+        if last_year < first:
             continue
-        start = datetime(first, 1, 1, tzinfo=UTC)
+        first_day = datetime(first, 1, 1, tzinfo=UTC)
         out.append(
             TimeExpression(
                 m[0],
                 m.start(),
                 m.end(),
                 "range",
-                start,
-                datetime(last + 1, 1, 1, tzinfo=UTC),
+                first_day,
+                datetime(last_year + 1, 1, 1, tzinfo=UTC),
                 granularity="year",
-                direction=-1 if last < now.year else 0,
+                direction=-1 if last_year < now.year else 0,
             )
         )
         taken.append((m.start(), m.end()))

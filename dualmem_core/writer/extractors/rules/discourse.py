@@ -107,8 +107,8 @@ def after(
     pets = [f.object for f in facts if f.predicate == "pet" and not f.negated and f.valid_to is None]
     if pets:
         unnamed = [p for p in pets if p[:1].islower()]
-        named = len(unnamed) < len(pets)
-        context.pets = () if named else tuple(dict.fromkeys(unnamed))
+        pets_named = len(unnamed) < len(pets)  # (the check below is False anyway when there are pets)
+        context.pets = () if pets_named else tuple(dict.fromkeys(unnamed))
         context.quiet = 0
     if not named and not pets:
         context.quiet += 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import cast
 
 from . import regex_tokens as _c
 from .regex_syntax import parse
@@ -385,8 +386,10 @@ class Prefiltered:
         return self._pattern.split(string, maxsplit) if self.possible(string) else [string]
 
 
-def prefiltered(pattern: re.Pattern[str]) -> Prefiltered:
+def prefiltered(pattern: re.Pattern[str]) -> re.Pattern[str]:
     """``pattern`` behind a substring test for its most selective required set (longest shortest
     string, then fewest strings), read on first use; a pattern that needs nothing such a test could
     see is let through on every text."""
-    return Prefiltered(pattern)
+    # Typed as the pattern it stands in for: it answers the pattern's methods and forwards every other
+    # attribute (``__getattr__``), so the modules that rebind their patterns keep one type.
+    return cast("re.Pattern[str]", Prefiltered(pattern))

@@ -161,6 +161,8 @@ _BIRTHDAY_AGE = re.compile(
 def _more_mentions(text: str, speaker: str, referent: str | None) -> list[Draft]:
     """Apposed relations ("a coworker of mine, Sarah Kim"), nicknames, ages and workplaces in passing."""
     out: list[Draft] = []
+    m: re.Match[str] | None  # the loops' matches, then searches that may find nothing
+    value: str | None  # an age's digits, then a workplace that may clean to nothing
     for m in _OF_MINE.finditer(text):
         out += relation_drafts(speaker, m["rel"], _people(m["name"], False), m["adj"], "relation.of_mine")
     for m in _FROM_WORK.finditer(text):
@@ -227,6 +229,7 @@ def relation_mentions(text: str, speaker: str, referent: str | None = None) -> l
     "his/her wife Ana" belongs to ``referent``, the one person already named in the message.
     """
     out: list[Draft] = _more_mentions(text, speaker, referent)
+    m: re.Match[str] | None  # the loops' matches, then a match at the start that may fail
     # "with Tony, my fella, South Island, Queenstown ...": a relation named before its comma is
     # not named again after it; what follows is the sentence going on (here a list of places).
     named_before = {m.end("rel") for m in _RELATION_BEFORE.finditer(text)}

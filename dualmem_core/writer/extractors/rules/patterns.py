@@ -68,7 +68,7 @@ def match_verb_rules(vp: str, raw_vp: str, ctx: Context, future_only: bool = Fal
         if not m:
             continue
         verb = m.groupdict().get("v")
-        ctx.past = bool(verb) and is_past_form(verb.split()[0])
+        ctx.past = is_past_form(verb.split()[0]) if verb else False
         if verb and verb.split()[0] in ("was", "were"):
             ctx.past = True
         for draft in r.build(m, ctx):

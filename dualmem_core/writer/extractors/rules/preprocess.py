@@ -9,6 +9,7 @@ sentence into its clauses is ``clause_split``'s.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ....vocab.relation_words import NOT_NAMES
@@ -56,7 +57,7 @@ _DROPPED_G = (
     "hop|wait|want|need|pay|help|dress|quitt|retir|marr|engag|divorc|expect|adopt|sav|spend|"
     "sleep|rid|bak|bik|camp|golf|bowl|paint|knitt|garden|volunteer|coach|serv"
 )
-_REPLACEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+_REPLACEMENTS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(p, re.IGNORECASE), r)
     for p, r in (
         (r"[‘’`´]", "'"),

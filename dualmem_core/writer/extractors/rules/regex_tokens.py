@@ -45,7 +45,8 @@ class Seq(list):
 
     __eq__ = object.__eq__
     __ne__ = object.__ne__
-    __hash__ = object.__hash__
+    # typeshed declares list's ``__hash__`` None (unhashable) and mypy lets no subclass restore one
+    __hash__ = object.__hash__  # type: ignore[assignment]
 
 
 
@@ -152,10 +153,14 @@ def escape(reader: Reader, token: str) -> tuple:
     if letter in DIGITS:
         digits = letter
         if reader.next is not None and reader.next in DIGITS:
-            digits += reader.get()
+            second = reader.get()
+            assert second is not None  # the digit ``next`` just showed
+            digits += second
             after = reader.next
             if digits[0] in _OCTAL and digits[1] in _OCTAL and after is not None and after in _OCTAL:
-                return (LITERAL, int(digits + reader.get(), 8))
+                third = reader.get()
+                assert third is not None  # ``after``, just seen
+                return (LITERAL, int(digits + third, 8))
         return reader.reference(int(digits))
     if letter.isascii() and letter.isalpha():
         raise ValueError(f"bad escape \\{letter}")

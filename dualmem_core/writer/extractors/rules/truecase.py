@@ -217,9 +217,9 @@ class _Typed:
         elif word in _PERSON_SLOTS:
             self._name_at(_slot_start(lower, i, _PERSON_SLOTS[word], self.joined), person=True)
         elif word in _SLOTS or (lower[nxt] in ("at", "for") and _job_before(lower, i)):
-            start = _slot_start(lower, i, _SLOTS.get(word, ("at", "for")), self.joined)
-            if start is not None and not lower[start].endswith("ing"):  # "started eating fish"
-                self._name_at(start, organisation=word not in _PLACE_SLOTS)
+            slot = _slot_start(lower, i, _SLOTS.get(word, ("at", "for")), self.joined)
+            if slot is not None and not lower[slot].endswith("ing"):  # "started eating fish"
+                self._name_at(slot, organisation=word not in _PLACE_SLOTS)
         elif word in ("and", "&") and lower[nxt] in ("i", "me") and i > 0 and self.unknown(i - 1):
             self._name_at(i - 1, person=True, longest=1)  # "tomás and i"
         elif greeted and i < 4 and lower[nxt] == "here":  # "hi. jonathan here"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import cast
 
 from ...facts import Fact
 from . import dates
@@ -131,7 +132,8 @@ class VerbReader:
             return None  # "we'd love to have you": no plan worth remembering
         base = re.sub(r"^go to\s+", "go to ", base)
         inner = match_verb_rules(base, base, Context(subject, state.speaker, Aspect(), [], state.now))
-        entities = [(d.object, entity_type(d)) for d in inner if entity_type(d)] or proper_entities(base)
+        typed = [(d.object, entity_type(d)) for d in inner if entity_type(d)]  # each type tested, so a str
+        entities = cast("list[tuple[str, str]]", typed) or proper_entities(base)
         kind = aspect.intent or "plan"
         verb = _INTENT_VERB.get(kind, "plans to")
         shown = to_gerund(base.split()[0]) + base[len(base.split()[0]) :] if kind == "think" else base
