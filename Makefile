@@ -18,8 +18,9 @@ demo: $(READY)  ## the main job, on the embedded default store
 test: $(READY)  ## the whole test suite, with a real Neo4j built from Maven Central artifacts
 	$(VENV)/bin/python -m pytest
 
-lint: $(READY)
+lint: $(READY)  ## style and types: ruff, then mypy over dualmem_core and dualmem_pipeline
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: $(READY)
 	$(VENV)/bin/python -m benchmarks.store

@@ -273,7 +273,10 @@ async def _run_stdio(server: MCPServer) -> None:
 
     low = server._lowlevel_server  # the SDK's own stdio loop, which we must wrap, uses it too
     async with stdio_server() as (read_stream, write_stream):
-        await low.run(_Answering(read_stream, write_stream), write_stream,
+        # mypy is right: _Answering lacks the read stream's aclose and receive, and the SDK calls
+        # aclose when input ends, so a session exits with an error (the "Safe to plug into an
+        # agent" issue fixes it, with tests through the SDK's client).
+        await low.run(_Answering(read_stream, write_stream), write_stream,  # type: ignore[arg-type]
                       low.create_initialization_options())
 
 
