@@ -117,19 +117,14 @@ def test_definitions_load_the_whole_editor():
     assert defs.resolve_sensor_def("new_memories_sensor")
 
 
-def test_an_installed_wheel_loads_the_same_definitions(monkeypatch, tmp_path):
-    """Without a pyproject.toml beside the package (a wheel install), defs/ is loaded as a module."""
+def test_the_package_carries_its_own_project_file():
+    """load_from_defs_folder finds dualmem_pipeline/dg.toml before any pyproject.toml above it, so
+    an installed wheel (no pyproject.toml, or another project's) loads these same definitions."""
+    from dagster_shared.utils.config import discover_config_file
+
     from dualmem_pipeline import definitions
 
-    def described(defs):
-        graph = defs.resolve_asset_graph()
-        return ({k.to_user_string() for k in graph.get_all_asset_keys()}, set(graph.asset_check_keys),
-                set(defs.resources), {j.name for j in defs.jobs}, {s.name for s in defs.schedules},
-                {s.name for s in defs.sensors})
-
-    in_checkout = described(build_definitions())
-    monkeypatch.setattr(definitions, "PACKAGE", tmp_path / "site-packages" / "dualmem_pipeline")
-    assert described(build_definitions()) == in_checkout
+    assert discover_config_file(definitions.PACKAGE) == definitions.PACKAGE / "dg.toml"
 
 
 def test_the_lineage_is_one_chain_left_to_right():
