@@ -36,8 +36,8 @@ def _imported(path: Path, module: str) -> set[str]:
 # Lowest first. A name is a package of dualmem_core or one of its top-level modules.
 LAYERS = [
     {"errors"},
-    {"timeutil"},
-    {"store", "providers", "prompts", "extras", "local_neo4j"},
+    {"timeutil", "extras"},
+    {"store", "providers", "prompts", "local_neo4j"},
     {"vocab", "settings"},
     {"writer", "editor"},
     {"app", "evaluation"},

@@ -51,3 +51,16 @@ def test_the_extras_hold_the_heavy_packages() -> None:
         assert heavy not in core, f"{heavy} belongs in an extra, not the core install"
     extras = project["optional-dependencies"]
     assert {"neo4j", "dagster", "server", "local-embeddings", "all", "dev"} <= set(extras)
+
+
+def test_a_neo4j_url_without_the_neo4j_extra_names_the_extra(monkeypatch) -> None:
+    from dualmem_core import open_store
+    from dualmem_core.errors import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "neo4j", None)  # what an install without the driver sees
+    try:
+        open_store("bolt://127.0.0.1:1")
+    except MissingExtra as exc:
+        assert "pip install 'dualmem[neo4j]'" in str(exc)
+    else:
+        raise AssertionError("open_store reached Neo4j without its driver")

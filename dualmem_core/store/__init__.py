@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..errors import StoreConfigError
+from ..extras import require
 from .base import DEFAULT_DIMENSION, Store
 from .models import (
     WRITER,
@@ -66,6 +67,7 @@ def _open_sqlite(url: str, dimension: int | None, create: bool, **options: objec
 def _open_neo4j(url: str, dimension: int | None, create: bool, **options: Any) -> Store:
     # A Neo4j database exists on its server or the connection fails; there is no file to make by
     # mistake, and setting up its indexes on an empty one is harmless, so create changes nothing.
+    require("neo4j", "neo4j", "The Neo4j store")
     from .neo4j.store import Neo4jStore
 
     return Neo4jStore(url, dimension=dimension, **options)
