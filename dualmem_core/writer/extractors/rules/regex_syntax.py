@@ -13,7 +13,7 @@ syntax (Python 3.11's ``re``), giving the tree that parser gives for the parts t
 
 Sequences compare by identity (``Seq``), as the parser's sub-patterns do, so only literal items,
 classes and assertions count as a common prefix. A pattern it cannot read raises ``ValueError``;
-``re.compile`` has already accepted every pattern it is given, so that only means "no gate".
+Python has already compiled every pattern it is given, so that only means "no gate".
 
 This module holds the grammar (alternations, groups, repeats, inline flags); the item kinds (``Op``,
 ``Seq``), the token reader and the escapes and classes it builds on are in ``regex_tokens.py``.
