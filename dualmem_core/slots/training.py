@@ -1,0 +1,115 @@
+"""Fit the slot reader: one-vs-rest logistic regression by full-batch Adam, seeded and on one
+BLAS thread, so the same examples give the same model (``tests/slots`` checks it).
+
+numpy rather than scikit-learn: the model is a few dozen linear classifiers over hashed features,
+a hundred lines to fit, and the core keeps no dependency it would need only here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .examples import Example
+from .features import FeatureSpace
+from .model import CHANGES, SlotModel
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    bits: int = 14
+    char_sizes: tuple[int, ...] = (3, 4, 5)
+    min_examples: int = 5  # a label with fewer positives is not learned
+    l2: float = 1e-4
+    steps: int = 300
+    learning_rate: float = 0.05
+    folds: int = 4  # for choosing the threshold on the training data alone
+    seed: int = 7
+
+
+def data_hash(examples: list[Example], settings: Settings) -> str:
+    """What a model was trained from: the examples (text, labels, masks) and the settings."""
+    digest = hashlib.sha256(json.dumps(settings.__class__.__name__).encode())
+    digest.update(json.dumps([settings.bits, list(settings.char_sizes), settings.min_examples, settings.l2,
+                              settings.steps, settings.learning_rate, settings.folds, settings.seed]).encode())
+    for ex in examples:
+        digest.update(json.dumps([ex.text, sorted(ex.labels), sorted(ex.unlabelled)]).encode())
+    return digest.hexdigest()
+
+
+def label_set(examples: list[Example], settings: Settings) -> tuple[str, ...]:
+    counts = Counter(label for ex in examples for label in ex.labels)
+    kept = sorted(label for label, n in counts.items() if n >= settings.min_examples and label not in CHANGES)
+    return (*kept, *(c for c in CHANGES if counts[c] >= settings.min_examples))
+
+
+def targets(examples: list[Example], labels: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(y, weight): 1/0 per label, and 0 weight where an example says nothing about a label."""
+    y = np.array([[label in ex.labels for label in labels] for ex in examples], dtype=np.float32)
+    w = np.array([[label not in ex.unlabelled for label in labels] for ex in examples], dtype=np.float32)
+    return y, w
+
+
+def fit_weights(x: np.ndarray, y: np.ndarray, w: np.ndarray, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted logistic loss plus L2, minimised by Adam from zero (so no seed is needed here)."""
+    n, width = x.shape
+    labels = y.shape[1]
+    weights = np.zeros((width, labels), dtype=np.float32)
+    bias = np.zeros(labels, dtype=np.float32)
+    m_w, v_w = np.zeros_like(weights), np.zeros_like(weights)
+    m_b, v_b = np.zeros_like(bias), np.zeros_like(bias)
+    counted = np.maximum(w.sum(axis=0), 1.0)
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, settings.steps + 1):
+        p = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
+        err = (p - y) * w / counted
+        g_w = x.T @ err + settings.l2 * weights
+        g_b = err.sum(axis=0)
+        for g, m, v in ((g_w, m_w, v_w), (g_b, m_b, v_b)):
+            m *= beta1
+            m += (1 - beta1) * g
+            v *= beta2
+            v += (1 - beta2) * g * g
+        correction = settings.learning_rate * np.sqrt(1 - beta2**step) / (1 - beta1**step)
+        weights -= correction * m_w / (np.sqrt(v_w) + eps)
+        bias -= correction * m_b / (np.sqrt(v_b) + eps)
+    return weights, bias
+
+
+def choose_threshold(x: np.ndarray, y: np.ndarray, w: np.ndarray, settings: Settings) -> float:
+    """The threshold with the best micro-F1 over the slot labels, by k-fold on the training data."""
+    order = np.random.default_rng(settings.seed).permutation(len(x))
+    scores = np.zeros_like(y)
+    for fold in range(settings.folds):
+        test = order[fold :: settings.folds]
+        train = np.setdiff1d(order, test)
+        weights, bias = fit_weights(x[train], y[train], w[train], settings)
+        scores[test] = 1.0 / (1.0 + np.exp(-(x[test] @ weights + bias)))
+    best, best_f1 = 0.5, -1.0
+    for threshold in np.arange(0.02, 0.9, 0.02):
+        predicted = (scores >= threshold) & (w > 0)
+        true = (y > 0) & (w > 0)
+        tp = float((predicted & true).sum())
+        f1 = 2 * tp / max(float(predicted.sum() + true.sum()), 1.0)
+        if f1 > best_f1 + 1e-9:
+            best, best_f1 = float(round(threshold, 3)), f1
+    return best
+
+
+def train(examples: list[Example], settings: Settings | None = None) -> SlotModel:
+    settings = settings or Settings()
+    space = FeatureSpace(settings.bits, settings.char_sizes)
+    labels = label_set(examples, settings)
+    x = space.matrix([ex.text for ex in examples])
+    y, w = targets(examples, labels)
+    with threadpool_limits(limits=1):  # one thread: sums in one order, the same model every run
+        threshold = choose_threshold(x, y, w, settings)
+        weights, bias = fit_weights(x, y, w, settings)
+    meta = {"bits": settings.bits, "char_sizes": list(settings.char_sizes), "threshold": threshold,
+            "data_hash": data_hash(examples, settings), "examples": len(examples)}
+    return SlotModel(space, labels, weights, bias, threshold, meta)
