@@ -268,7 +268,8 @@ def test_a_server_says_when_it_created_its_store(env: None, tmp_path: Path, capl
     where = tmp_path / "new.db"
     for expected in ([f"created a new store at {where}"], []):  # the second start finds it
         caplog.clear()
-        with caplog.at_level("WARNING"), TestClient(create_app(f"sqlite:///{where}")) as http:
+        with caplog.at_level("WARNING"), TestClient(create_app(f"sqlite:///{where}"),
+                                                       base_url="http://localhost") as http:
             assert http.get("/healthz").status_code == 200
         assert [r.getMessage() for r in caplog.records if "created" in r.getMessage()] == expected
 
