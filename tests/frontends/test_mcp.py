@@ -325,3 +325,19 @@ def test_requests_piped_before_stdin_closes_are_all_answered(tmp_path: Path) -> 
     assert sorted(replies) == [1, 2, 3, 4, 5], done.stderr.decode()
     assert all("result" in r and not r["result"].get("isError") for r in replies.values()), replies
     assert done.returncode == 0, done.stderr.decode()
+
+
+def test_times_off_the_ends_of_the_calendar_are_tool_errors_that_say_why(tmp_path: Path) -> None:
+    """Issue 36: the tool error said only "Error executing tool recall" (an OverflowError)."""
+    async def body(session: ClientSession) -> None:
+        for when in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"):
+            for tool, name, arguments in (("recall", "as_of", {"query": "home"}),
+                                          ("recall", "known_at", {"query": "home"}),
+                                          ("remember", "at", {"text": "I live in Oslo."})):
+                result = await session.call_tool(tool, {"user_id": "u1", name: when, **arguments})
+                assert result.is_error, (tool, name)
+                message = result.content[0].text
+                assert f"{name}={when}" in message and "outside the calendar" in message, message
+        assert (await call(session, "recall", user_id="u1", query="Oslo"))["hits"] == []
+
+    over_stdio(tmp_path, body)

@@ -408,3 +408,23 @@ def test_the_server_stops_cleanly(env: None, tmp_path: Path) -> None:
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{server.url}/healthz", timeout=2)
     assert closed == [True]  # the lifespan closed the store and caches once
+
+
+EDGES = ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00")  # no such moment in UTC
+
+
+@pytest.mark.parametrize("when", EDGES)
+def test_times_off_the_ends_of_the_calendar_are_422_with_a_reason(client: httpx.Client, when: str) -> None:
+    """Issue 36: these were a 500 (OverflowError converting to UTC); nothing is written."""
+    user = _user()
+    for name in ("as_of", "known_at"):
+        r = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, name: when})
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"] == ["query", name] and "outside the calendar" in r.text
+    for body in ({"content": "I live in Oslo.", "at": when},
+                 {"content": [{"content": "I live in Oslo.", "at": when}]}):
+        r = client.post(f"/v1/users/{user}/memories", json=body)
+        assert r.status_code == 422 and "outside the calendar" in r.text, r.text
+    assert client.get(f"/v1/users/{user}/recall", params={"q": "Oslo"}).json()["hits"] == []
+    inside = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, "as_of": "9999-12-31T23:59:59Z"})
+    assert inside.status_code == 200, inside.text
