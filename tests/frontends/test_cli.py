@@ -410,3 +410,15 @@ def test_a_missing_server_package_names_the_extra(capsys, store, monkeypatch, ar
     monkeypatch.setattr(extras, "find_spec", lambda name: None if name in absent else real(name))
     code, _, err = run(capsys, *argv, *store)
     assert code == 1 and one_line_error(err) == f"dualmem: error: {missing}"
+
+
+def test_a_lone_surrogate_in_an_id_is_refused_with_a_reason(capsys: pytest.CaptureFixture,
+                                                            store: list[str]) -> None:
+    """Issue 36: a non-UTF-8 byte in an argument is a lone surrogate in Python (\\udcff); in an id it
+    was "unexpected error: UnicodeEncodeError" from the store, now the service's one check."""
+    ok(capsys, "remember", *store, "--user", "u1", "--source-id", "m0", "I work at Acme.")  # makes the store
+    for flag in ("--source-id", "--session", "--agent"):
+        code, _, err = run(capsys, "remember", *store, "--user", "u1", flag, "m\udcff", "I live in Oslo.")
+        assert code == 1 and flag.lstrip("-").replace("-", "_") in err, err
+        assert "is not valid Unicode: a lone surrogate" in one_line_error(err)
+    assert "Oslo" not in ok(capsys, "recall", *store, "--user", "u1", "Oslo")  # nothing was written

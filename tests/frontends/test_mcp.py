@@ -341,3 +341,23 @@ def test_times_off_the_ends_of_the_calendar_are_tool_errors_that_say_why(tmp_pat
         assert (await call(session, "recall", user_id="u1", query="Oslo"))["hits"] == []
 
     over_stdio(tmp_path, body)
+
+
+def test_a_lone_surrogate_in_an_id_is_a_tool_error_that_says_why(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36. Over stdio the JSON-RPC layer already refuses a lone surrogate (-32600, above); a
+    host that runs the server in process hands the string to the tool, which reached the store."""
+    monkeypatch.setenv("DUALMEM_EMBEDDER", "hashing")
+    monkeypatch.delenv("DUALMEM_LLM_MODEL", raising=False)
+
+    async def run() -> None:
+        with open_services(f"sqlite:///{tmp_path / 'memory.db'}") as services:
+            async with Client(build_server(services.writer)) as client:
+                for name in ("source_id", "session_id", "agent_id"):
+                    bad = await client.call_tool("remember", {"user_id": "u1", "text": "I live in Oslo.",
+                                                              name: "x\ud800"})
+                    assert bad.is_error and f"{name} is not valid Unicode" in bad.content[0].text, name
+                left = await client.call_tool("recall", {"user_id": "u1", "query": "Oslo"})
+                assert left.structured_content == {"hits": []}
+
+    anyio.run(run)

@@ -428,3 +428,26 @@ def test_times_off_the_ends_of_the_calendar_are_422_with_a_reason(client: httpx.
     assert client.get(f"/v1/users/{user}/recall", params={"q": "Oslo"}).json()["hits"] == []
     inside = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, "as_of": "9999-12-31T23:59:59Z"})
     assert inside.status_code == 200, inside.text
+
+
+@pytest.mark.parametrize("body", [
+    {"content": "I live in Oslo.", "source_id": "m\ud800"},
+    {"content": "I live in Oslo.", "session_id": "s\ud800"},
+    {"content": "I live in Oslo.", "agent_id": "a\ud800"},
+    {"content": "I live in Oslo.", "speaker": "Ann\ud800"},
+    {"content": [{"content": "I live in Oslo.", "source_id": "ok"},
+                 {"content": "I work at Acme.", "source_id": "m\ud800"}]},
+], ids=["source_id", "session_id", "agent_id", "speaker", "a message's source_id"])
+def test_a_lone_surrogate_in_any_text_field_is_422_and_nothing_is_written(client: httpx.Client,
+                                                                          body: dict) -> None:
+    """Issue 36: in ``content`` it was a 422, in an id a 500 (UnicodeEncodeError from SQLite)."""
+    import json
+
+    user = _user()
+    r = client.post(f"/v1/users/{user}/memories", content=json.dumps(body),  # the \\ud800 escape
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert "is not valid Unicode: a lone surrogate" in detail and "send valid UTF-8" in detail
+    assert detail.split(" ")[0] in {"source_id", "session_id", "agent_id", "speaker", "content[1].source_id"}
+    assert client.get(f"/v1/users/{user}/recall", params={"q": "Oslo"}).json()["hits"] == []
