@@ -19,6 +19,7 @@ from ..errors import DualmemError
 from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
 from .docs import docs_page
 from .hosts import HostCheck, allowed_hosts
+from .logs import log_paths_only
 from .middleware import BodySizeLimit, InternalErrors
 from .routes import health, router
 
@@ -84,14 +85,22 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = None) -> None:
-    """Serve the API with uvicorn until interrupted."""
+def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = None, *,
+          log_queries: bool = False) -> None:
+    """Serve the API with uvicorn until interrupted.
+
+    log_queries: keep query strings (a recall's question) in the access log; by default it logs
+        the path only, so a forgotten user's questions do not outlive them there (``logs.py``).
+    """
     import uvicorn
 
     if not _is_loopback(host):
         log.warning("serving on %s:%d without authentication: anyone who can reach it can read and delete "
                     "every user's memory", host, port)
-    uvicorn.run(create_app(store_url, hosts=allowed_hosts(host)), host=host, port=port)
+    config = uvicorn.Config(create_app(store_url, hosts=allowed_hosts(host)), host=host, port=port)
+    if not log_queries:
+        log_paths_only()  # after Config, which (re)configures uvicorn's loggers
+    uvicorn.Server(config).run()
 
 
 def _redact(detail: str, store: object) -> str:
