@@ -187,6 +187,20 @@ class MemoryService:
         check_unicode(run_id=run_id)
         return self._editor().rollback(run_id, user_id=user_id, cascade=cascade)
 
+    def rollback_of(self, run_id: str, *, user_id: str | None = None) -> EditorRun | None:
+        """The rollback already published for ``run_id``, if any; None for a run not rolled back
+        or not found (``rollback`` then says which). A second rollback is a no-op that returns the
+        first one again, counts and all, so a frontend asks this first to say it undid nothing."""
+        check_unicode(run_id=run_id)
+        for user in [user_id] if user_id is not None else self.store.list_users():
+            try:
+                self.store.get_run(user, run_id)
+            except NotFound:
+                continue
+            return next((r for r in self._editor().runs(user)
+                         if r.kind == "rollback" and r.rollback_of == run_id), None)
+        return None
+
     # -- the store ----------------------------------------------------------------------------
 
     def health(self) -> str:

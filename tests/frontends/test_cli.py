@@ -232,6 +232,13 @@ def test_edit_runs_rollback_round_trip(capsys, store):
     now = json.loads(ok(capsys, "recall", *store, "--user", "u1", "--json", "Where does the user live?"))
     assert all(h["current"] for h in now if h["kind"] == "fact")  # Seattle is believed again
 
+    again = ok(capsys, "rollback", *store, run_id)  # issue 36: it printed the first one's counts again
+    assert again.startswith(f"{run_id} was already rolled back for user u1 (as rollback-{run_id}, at ")
+    assert "nothing was undone this time" in again and "operations undone" not in again
+    repeat = json.loads(ok(capsys, "rollback", *store, run_id, "--user", "u1", "--json"))
+    assert repeat["already_rolled_back"] is True and repeat["run_id"] == f"rollback-{run_id}"
+    assert len(json.loads(ok(capsys, "runs", *store, "--user", "u1", "--json"))) == 2  # no third record
+
     code, _, err = run(capsys, "rollback", *store, "run-nope", "--user", "u1")
     assert code == 1 and "no Editor run 'run-nope'" in one_line_error(err)
 
