@@ -8,16 +8,30 @@ stdout is the stdio protocol channel, so everything this process logs goes to st
 from __future__ import annotations
 
 import argparse
+import contextvars
 import ipaddress
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    CallToolResult,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from .errors import DualmemError, InvalidInput
@@ -257,8 +271,6 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
         log.info("dualmem MCP server on a %s over %s", type(services.store).__name__,
                  "streamable HTTP" if http else "stdio")
         if not http:
-            import anyio
-
             anyio.run(_run_stdio, server)
             return
         if not is_loopback(host):
@@ -268,48 +280,114 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
 
 
 async def _run_stdio(server: MCPServer) -> None:
-    """``MCPServer.run("stdio")``, with a read stream that answers what it cannot read."""
+    """``MCPServer.run("stdio")``, with a read stream that answers what it cannot read and a
+    write stream that notes which requests were answered."""
     from mcp.server.stdio import stdio_server
 
     low = server._lowlevel_server  # the SDK's own stdio loop, which we must wrap, uses it too
     async with stdio_server() as (read_stream, write_stream):
-        # mypy is right: _Answering lacks the read stream's aclose and receive, and the SDK calls
-        # aclose when input ends, so a session exits with an error (the "Safe to plug into an
-        # agent" issue fixes it, with tests through the SDK's client).
-        await low.run(_Answering(read_stream, write_stream), write_stream,  # type: ignore[arg-type]
+        unanswered = _Unanswered()
+        await low.run(_Answering(read_stream, write_stream, unanswered), _Noting(write_stream, unanswered),
                       low.create_initialization_options())
+
+
+class _Unanswered:
+    """Ids of the requests read and not yet answered. At the end of input the SDK cancels the
+    handlers still running, so a client that pipes its requests and closes stdin lost the later
+    replies; the read stream holds back the end of input until this is empty instead."""
+
+    def __init__(self) -> None:
+        self._ids: set[RequestId] = set()
+        self._changed = anyio.Event()
+
+    def add(self, request_id: RequestId) -> None:
+        self._ids.add(request_id)
+
+    def settle(self, request_id: object) -> None:
+        if isinstance(request_id, int | str) and request_id in self._ids:
+            self._ids.discard(request_id)
+            self._changed.set()
+
+    async def wait_empty(self) -> None:
+        while self._ids:
+            self._changed = anyio.Event()
+            await self._changed.wait()
 
 
 class _Answering:
     """The stdio read stream, but a line that is not a JSON-RPC message (not JSON, a lone
     surrogate, the wrong shape) gets a JSON-RPC error reply: the SDK only logs it and drops it,
-    so the client waited for an answer forever."""
+    so the client waited for an answer forever. Its end comes once every request is answered."""
 
-    def __init__(self, inner, write) -> None:
-        self._inner, self._write = inner, write
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], write: WriteStream[SessionMessage],
+                 unanswered: _Unanswered) -> None:
+        self._inner, self._write, self._unanswered = inner, write, unanswered
 
     @property
-    def last_context(self):
-        return getattr(self._inner, "last_context", None)
+    def last_context(self) -> contextvars.Context | None:
+        return getattr(self._inner, "last_context", None)  # the dispatcher runs handlers in it
 
-    async def __aenter__(self) -> _Answering:
-        await self._inner.__aenter__()
-        return self
+    async def receive(self) -> SessionMessage:
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._unanswered.wait_empty()
+                raise
+            if isinstance(item, Exception):
+                await self._write.send(SessionMessage(_error_reply(item)))
+                continue
+            message = item.message
+            if isinstance(message, JSONRPCRequest):
+                self._unanswered.add(message.id)
+            elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+                self._unanswered.settle((message.params or {}).get("requestId"))  # never answered: spec
+            return item
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self._inner.__aexit__(*exc)
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
     def __aiter__(self) -> _Answering:
         return self
 
-    async def __anext__(self):
-        while True:
-            item = await self._inner.__anext__()
-            if not isinstance(item, Exception):
-                return item
-            from mcp.shared.message import SessionMessage
+    async def __anext__(self) -> SessionMessage:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
-            await self._write.send(SessionMessage(_error_reply(item)))
+    async def __aenter__(self) -> _Answering:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _Noting:
+    """The stdio write stream, noting each reply so the end of input can wait for the rest."""
+
+    def __init__(self, inner: WriteStream[SessionMessage], unanswered: _Unanswered) -> None:
+        self._inner, self._unanswered = inner, unanswered
+
+    async def send(self, item: SessionMessage, /) -> None:
+        try:
+            await self._inner.send(item)
+        finally:  # settled even when stdout is gone: a reply that cannot be written must not hang exit
+            if isinstance(item.message, JSONRPCResponse | JSONRPCError):
+                self._unanswered.settle(item.message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Noting:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> bool | None:
+        await self.aclose()
+        return None
 
 
 def _error_reply(exc: Exception):
@@ -317,7 +395,7 @@ def _error_reply(exc: Exception):
     JSON that is not a valid JSON-RPC message (e.g. a string holding a lone surrogate)."""
     import json
 
-    from mcp.types import ErrorData, JSONRPCError
+    from mcp.types import ErrorData
     from pydantic import ValidationError
 
     errors = exc.errors() if isinstance(exc, ValidationError) else []

@@ -6,6 +6,7 @@ default. The config file is TOML, found at ``--config PATH``, else ``DUALMEM_CON
 
     store = "sqlite:////home/me/dualmem/memory.db"   # DUALMEM_STORE
     store_cache_users = 64                            # DUALMEM_STORE_CACHE_USERS
+    allowed_hosts = "memory.internal"                 # DUALMEM_ALLOWED_HOSTS (serve)
     embedder = "hashing"                              # DUALMEM_EMBEDDER
 
     [llm]                # DUALMEM_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _MAX_RETRIES
@@ -39,6 +40,8 @@ from .store import ENV_STORE, default_store_url
 from .store.lru import ENV_CACHE_USERS, parse_cache_users
 
 ENV_CONFIG = "DUALMEM_CONFIG"
+# names the REST server answers to besides loopback and its bind host (rest/hosts.py)
+ENV_ALLOWED_HOSTS = "DUALMEM_ALLOWED_HOSTS"
 
 # config file key (section.name) -> (environment variable, accepted TOML types)
 _STR, _INT, _NUM = (str,), (int,), (int, float)
@@ -46,6 +49,7 @@ FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
     "store": (ENV_STORE, _STR),
     # users whose caches a long-lived process (serve, mcp --http) keeps; see store/lru.py
     "store_cache_users": (ENV_CACHE_USERS, _INT),
+    "allowed_hosts": (ENV_ALLOWED_HOSTS, _STR),
     "embedder": ("DUALMEM_EMBEDDER", _STR),
     "llm.model": ("DUALMEM_LLM_MODEL", _STR),
     "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
@@ -75,6 +79,7 @@ class Settings:
     config_file: Path | None = None
     origins: dict[str, str] = field(default_factory=dict)  # variable name -> "flag", "environment", ...
     store_cache_users: int | None = None  # None: the store's default (or its environment variable)
+    allowed_hosts: str | None = None  # DUALMEM_ALLOWED_HOSTS, comma-separated; None: loopback and bind host
 
 
 def default_config_path() -> Path:
@@ -169,7 +174,7 @@ def resolve_settings(
     except StoreConfigError as exc:
         raise StoreConfigError(_with_origin(str(exc), origins)) from None
     return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
-                    users_bound)
+                    users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None)
 
 
 def _with_origin(message: str, origins: Mapping[str, str]) -> str:
@@ -202,5 +207,6 @@ def provider_environ(settings: Settings) -> dict[str, str]:
         "DUALMEM_CACHE": c.cache_path,
         "DUALMEM_CACHE_MODE": c.cache_mode.value,
         ENV_CACHE_USERS: settings.store_cache_users,
+        ENV_ALLOWED_HOSTS: settings.allowed_hosts,
     }
     return {name: str(value) for name, value in values.items() if value is not None}

@@ -48,14 +48,21 @@ def edit(args: argparse.Namespace) -> int:
 
 def rollback(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
+        # asked first: a second rollback returns the first one, whose counts read as new work
+        earlier = memory.rollback_of(args.run_id, user_id=args.user)
         try:
-            run = memory.rollback(args.run_id, user_id=args.user, cascade=args.cascade)
+            run = earlier or memory.rollback(args.run_id, user_id=args.user, cascade=args.cascade)
         except NotFound:
             whose = f"user {args.user!r}" if args.user else "any user"
             raise NotFound(f"no Editor run {args.run_id!r} for {whose} in this store; "
                            "'dualmem runs --user ID' lists them") from None
     if args.json:
-        print_json(_summary(run))
+        print_json({**_summary(run), "already_rolled_back": earlier is not None})
+        return 0
+    if earlier is not None:
+        when = f", at {run.applied_at:%Y-%m-%d %H:%M:%S} UTC" if run.applied_at else ""
+        print(f"{run.rollback_of} was already rolled back for user {run.user_id} (as {run.run_id}{when}); "
+              "nothing was undone this time")
         return 0
     print(f"rolled back {run.rollback_of} for user {run.user_id} (as {run.run_id}): "
           f"{run.operations} operations undone, {len(run.skipped)} skipped")
@@ -121,7 +128,7 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
         help="undo one Editor run exactly",
         description="Undo an Editor run, keeping everything the Writer wrote since. Refuses when a "
         "later run still applied changed the same memories, unless --cascade rolls those back "
-        "first (newest first). Rolling back twice is a no-op.",
+        "first (newest first). Rolling back twice undoes nothing and says so.",
         epilog="examples:\n  dualmem rollback run-20260302T180000-1a2b3c4d\n"
         "  dualmem rollback run-20260302T180000-1a2b3c4d --user u1 --cascade",
     )

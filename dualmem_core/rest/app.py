@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
@@ -18,6 +18,8 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from ..errors import DualmemError
 from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
 from .docs import docs_page
+from .hosts import HostCheck, allowed_hosts
+from .logs import log_paths_only
 from .middleware import BodySizeLimit, InternalErrors
 from .routes import health, router
 
@@ -38,9 +40,14 @@ validation errors, which keep FastAPI's 422 shape (`{"detail": [...]}`).
 There is no authentication: bind it to loopback, or put it behind something that authenticates."""
 
 
-def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_BYTES) -> FastAPI:
+def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_BYTES,
+               hosts: Iterable[str] | None = None) -> FastAPI:
     """The API over the store at ``store_url`` (else ``DUALMEM_STORE``, else the embedded default),
-    with providers from the environment. The store opens when the app starts and closes when it stops."""
+    with providers from the environment. The store opens when the app starts and closes when it stops.
+
+    hosts: the names the API answers to in ``Host`` and ``Origin`` (default ``allowed_hosts()``:
+        loopback and ``DUALMEM_ALLOWED_HOSTS``); others get 421 and 403 (``rest/hosts.py``).
+    """
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -60,6 +67,8 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     app.include_router(health)
     app.add_middleware(InternalErrors)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    # added last, so it runs first: a refused request is not read or logged as a failure
+    app.add_middleware(HostCheck, hosts=allowed_hosts() if hosts is None else hosts)
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
@@ -76,14 +85,22 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = None) -> None:
-    """Serve the API with uvicorn until interrupted."""
+def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = None, *,
+          log_queries: bool = False) -> None:
+    """Serve the API with uvicorn until interrupted.
+
+    log_queries: keep query strings (a recall's question) in the access log; by default it logs
+        the path only, so a forgotten user's questions do not outlive them there (``logs.py``).
+    """
     import uvicorn
 
     if not _is_loopback(host):
         log.warning("serving on %s:%d without authentication: anyone who can reach it can read and delete "
                     "every user's memory", host, port)
-    uvicorn.run(create_app(store_url), host=host, port=port)
+    config = uvicorn.Config(create_app(store_url, hosts=allowed_hosts(host)), host=host, port=port)
+    if not log_queries:
+        log_paths_only()  # after Config, which (re)configures uvicorn's loggers
+    uvicorn.Server(config).run()
 
 
 def _redact(detail: str, store: object) -> str:

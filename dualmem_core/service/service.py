@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Literal, cast, overload
 from ..errors import InvalidInput, NotFound, StoreUnavailable
 from ..store.validate import check_user_id
 from .errors import no_memory
+from .text import check_unicode
 
 MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI allows the store's MAX_K)
 
@@ -99,6 +100,8 @@ class MemoryService:
                  agent_id: str | None = None, at: datetime | None = None, source_id: str | None = None,
                  role: str | None = None, speaker: str | None = None) -> RememberResult:
         """Store one message (a string) or a list of messages for ``user_id``."""
+        check_unicode(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id,
+                      role=role, speaker=speaker)
         return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
                                     at=at, source_id=source_id, speaker=speaker, role=role)
 
@@ -106,6 +109,7 @@ class MemoryService:
                known_at: datetime | None = None, session_id: str | None = None,
                agent_id: str | None = None) -> list[Hit]:
         """The ``k`` memories that best answer ``query``, as of a valid time and a belief time."""
+        check_unicode(query=query, session_id=session_id, agent_id=agent_id)
         return self.writer.recall(query, user_id=user_id, k=k, as_of=as_of, known_at=known_at,
                                   agent_id=agent_id, session_id=session_id)
 
@@ -116,6 +120,7 @@ class MemoryService:
         With ``missing``, a history without versions is ``no_memory(user_id, memory_id, missing)``;
         with ``hide_unknown`` too, so is the Writer's own ``NotFound`` (an unknown id, another
         user's memory), whose message would otherwise pass through."""
+        check_unicode(memory_id=memory_id)
         try:
             found = self.writer.history(memory_id, user_id=user_id)
         except NotFound:
@@ -143,11 +148,13 @@ class MemoryService:
                everything: bool = False) -> ForgetReceipt | dict[str, int]:
         """Delete for real, by source ids, one memory, or everything of the user; a receipt (for
         ``everything``, the counts per kind of record). Nothing matched is an empty receipt."""
+        check_unicode(source_ids=list(source_ids or ()), memory_id=memory_id)
         return self.writer.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
                                   everything=everything)
 
     def forget_memory(self, *, user_id: str, memory_id: str, missing: str) -> ForgetReceipt:
         """Delete one memory; ``no_memory(user_id, memory_id, missing)`` when it named nothing."""
+        check_unicode(memory_id=memory_id)
         # without everything=True the Writer returns the store's ForgetReceipt
         receipt = cast("ForgetReceipt", self.writer.forget(user_id=user_id, memory_id=memory_id))
         if memory_id not in receipt.memory_ids:
@@ -177,7 +184,22 @@ class MemoryService:
 
     def rollback(self, run_id: str, *, user_id: str | None = None, cascade: bool = False) -> EditorRun:
         """Undo one Editor run exactly, keeping everything written since."""
+        check_unicode(run_id=run_id)
         return self._editor().rollback(run_id, user_id=user_id, cascade=cascade)
+
+    def rollback_of(self, run_id: str, *, user_id: str | None = None) -> EditorRun | None:
+        """The rollback already published for ``run_id``, if any; None for a run not rolled back
+        or not found (``rollback`` then says which). A second rollback is a no-op that returns the
+        first one again, counts and all, so a frontend asks this first to say it undid nothing."""
+        check_unicode(run_id=run_id)
+        for user in [user_id] if user_id is not None else self.store.list_users():
+            try:
+                self.store.get_run(user, run_id)
+            except NotFound:
+                continue
+            return next((r for r in self._editor().runs(user)
+                         if r.kind == "rollback" and r.rollback_of == run_id), None)
+        return None
 
     # -- the store ----------------------------------------------------------------------------
 

@@ -232,6 +232,13 @@ def test_edit_runs_rollback_round_trip(capsys, store):
     now = json.loads(ok(capsys, "recall", *store, "--user", "u1", "--json", "Where does the user live?"))
     assert all(h["current"] for h in now if h["kind"] == "fact")  # Seattle is believed again
 
+    again = ok(capsys, "rollback", *store, run_id)  # issue 36: it printed the first one's counts again
+    assert again.startswith(f"{run_id} was already rolled back for user u1 (as rollback-{run_id}, at ")
+    assert "nothing was undone this time" in again and "operations undone" not in again
+    repeat = json.loads(ok(capsys, "rollback", *store, run_id, "--user", "u1", "--json"))
+    assert repeat["already_rolled_back"] is True and repeat["run_id"] == f"rollback-{run_id}"
+    assert len(json.loads(ok(capsys, "runs", *store, "--user", "u1", "--json"))) == 2  # no third record
+
     code, _, err = run(capsys, "rollback", *store, "run-nope", "--user", "u1")
     assert code == 1 and "no Editor run 'run-nope'" in one_line_error(err)
 
@@ -410,3 +417,15 @@ def test_a_missing_server_package_names_the_extra(capsys, store, monkeypatch, ar
     monkeypatch.setattr(extras, "find_spec", lambda name: None if name in absent else real(name))
     code, _, err = run(capsys, *argv, *store)
     assert code == 1 and one_line_error(err) == f"dualmem: error: {missing}"
+
+
+def test_a_lone_surrogate_in_an_id_is_refused_with_a_reason(capsys: pytest.CaptureFixture,
+                                                            store: list[str]) -> None:
+    """Issue 36: a non-UTF-8 byte in an argument is a lone surrogate in Python (\\udcff); in an id it
+    was "unexpected error: UnicodeEncodeError" from the store, now the service's one check."""
+    ok(capsys, "remember", *store, "--user", "u1", "--source-id", "m0", "I work at Acme.")  # makes the store
+    for flag in ("--source-id", "--session", "--agent"):
+        code, _, err = run(capsys, "remember", *store, "--user", "u1", flag, "m\udcff", "I live in Oslo.")
+        assert code == 1 and flag.lstrip("-").replace("-", "_") in err, err
+        assert "is not valid Unicode: a lone surrogate" in one_line_error(err)
+    assert "Oslo" not in ok(capsys, "recall", *store, "--user", "u1", "Oslo")  # nothing was written

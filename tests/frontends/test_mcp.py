@@ -265,3 +265,99 @@ def test_parse_time_reads_iso_dates_and_says_what_is_wrong() -> None:
     assert parse_time(None, "as_of") is None
     with pytest.raises(InvalidInput, match="known_at='yesterday' is not an ISO 8601"):
         parse_time("yesterday", "known_at")
+
+
+def test_a_stdio_session_ends_cleanly_through_the_sdk_client(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36: every stdio session ended with an ExceptionGroup and exit code 1 once the host
+    closed stdin. A shell records the server's exit code; the client's grace period is raised so a
+    slow machine is not mistaken for a hung server."""
+    import mcp.client.stdio
+
+    monkeypatch.setattr(mcp.client.stdio, "PROCESS_TERMINATION_TIMEOUT", 60.0)
+    rc_file, log = tmp_path / "rc", tmp_path / "server.log"
+    params = StdioServerParameters(
+        command="sh", args=["-c", '"$0" -m dualmem_core.mcp_server; echo $? > "$1"', sys.executable,
+                            str(rc_file)],
+        env=server_env(tmp_path), cwd=str(ROOT))
+
+    async def run() -> None:
+        with log.open("w") as errlog:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
+                await session.initialize()
+                assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+                await call(session, "remember", user_id="u1", text="I live in Oslo.", source_id="m1")
+                hits = (await call(session, "recall", user_id="u1", query="Oslo"))["hits"]
+                assert hits and hits[0]["sources"] == ["m1"]
+                receipt = await call(session, "forget", user_id="u1", source_ids=["m1"])
+                assert receipt["deleted_counts"]["episodes"] == 1
+
+    anyio.run(run)
+    assert rc_file.read_text().strip() == "0", log.read_text()
+    assert "Traceback" not in log.read_text()
+
+
+def test_requests_piped_before_stdin_closes_are_all_answered(tmp_path: Path) -> None:
+    """Issue 36: a client that writes its requests and closes stdin at once lost every reply still
+    being worked on when input ended (the SDK cancels those handlers), and the server exited 1."""
+    import json
+
+    def tool(n: int, name: str, **arguments: Any) -> dict:
+        return {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                "params": {"name": name, "arguments": arguments}}
+
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+         },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        tool(3, "remember", user_id="u1", text="I live in Oslo.", source_id="m1"),
+        tool(4, "recall", user_id="u1", query="Oslo"),
+        tool(5, "remember", user_id="u1", text="I work at Acme.", source_id="m2"),
+    ]
+    done = subprocess.run([sys.executable, "-m", "dualmem_core.mcp_server"], cwd=ROOT,
+                          env={**os.environ, **server_env(tmp_path)}, timeout=120, capture_output=True,
+                          input="".join(json.dumps(r) + "\n" for r in requests).encode())
+    replies = {r["id"]: r for r in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(replies) == [1, 2, 3, 4, 5], done.stderr.decode()
+    assert all("result" in r and not r["result"].get("isError") for r in replies.values()), replies
+    assert done.returncode == 0, done.stderr.decode()
+
+
+def test_times_off_the_ends_of_the_calendar_are_tool_errors_that_say_why(tmp_path: Path) -> None:
+    """Issue 36: the tool error said only "Error executing tool recall" (an OverflowError)."""
+    async def body(session: ClientSession) -> None:
+        for when in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"):
+            for tool, name, arguments in (("recall", "as_of", {"query": "home"}),
+                                          ("recall", "known_at", {"query": "home"}),
+                                          ("remember", "at", {"text": "I live in Oslo."})):
+                result = await session.call_tool(tool, {"user_id": "u1", name: when, **arguments})
+                assert result.is_error, (tool, name)
+                message = result.content[0].text
+                assert f"{name}={when}" in message and "outside the calendar" in message, message
+        assert (await call(session, "recall", user_id="u1", query="Oslo"))["hits"] == []
+
+    over_stdio(tmp_path, body)
+
+
+def test_a_lone_surrogate_in_an_id_is_a_tool_error_that_says_why(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 36. Over stdio the JSON-RPC layer already refuses a lone surrogate (-32600, above); a
+    host that runs the server in process hands the string to the tool, which reached the store."""
+    monkeypatch.setenv("DUALMEM_EMBEDDER", "hashing")
+    monkeypatch.delenv("DUALMEM_LLM_MODEL", raising=False)
+
+    async def run() -> None:
+        with open_services(f"sqlite:///{tmp_path / 'memory.db'}") as services:
+            async with Client(build_server(services.writer)) as client:
+                for name in ("source_id", "session_id", "agent_id"):
+                    bad = await client.call_tool("remember", {"user_id": "u1", "text": "I live in Oslo.",
+                                                              name: "x\ud800"})
+                    assert bad.is_error and f"{name} is not valid Unicode" in bad.content[0].text, name
+                left = await client.call_tool("recall", {"user_id": "u1", "query": "Oslo"})
+                assert left.structured_content == {"hits": []}
+
+    anyio.run(run)

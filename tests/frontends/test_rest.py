@@ -268,7 +268,8 @@ def test_a_server_says_when_it_created_its_store(env: None, tmp_path: Path, capl
     where = tmp_path / "new.db"
     for expected in ([f"created a new store at {where}"], []):  # the second start finds it
         caplog.clear()
-        with caplog.at_level("WARNING"), TestClient(create_app(f"sqlite:///{where}")) as http:
+        with caplog.at_level("WARNING"), TestClient(create_app(f"sqlite:///{where}"),
+                                                       base_url="http://localhost") as http:
             assert http.get("/healthz").status_code == 200
         assert [r.getMessage() for r in caplog.records if "created" in r.getMessage()] == expected
 
@@ -407,3 +408,46 @@ def test_the_server_stops_cleanly(env: None, tmp_path: Path) -> None:
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{server.url}/healthz", timeout=2)
     assert closed == [True]  # the lifespan closed the store and caches once
+
+
+EDGES = ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00")  # no such moment in UTC
+
+
+@pytest.mark.parametrize("when", EDGES)
+def test_times_off_the_ends_of_the_calendar_are_422_with_a_reason(client: httpx.Client, when: str) -> None:
+    """Issue 36: these were a 500 (OverflowError converting to UTC); nothing is written."""
+    user = _user()
+    for name in ("as_of", "known_at"):
+        r = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, name: when})
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"] == ["query", name] and "outside the calendar" in r.text
+    for body in ({"content": "I live in Oslo.", "at": when},
+                 {"content": [{"content": "I live in Oslo.", "at": when}]}):
+        r = client.post(f"/v1/users/{user}/memories", json=body)
+        assert r.status_code == 422 and "outside the calendar" in r.text, r.text
+    assert client.get(f"/v1/users/{user}/recall", params={"q": "Oslo"}).json()["hits"] == []
+    inside = client.get(f"/v1/users/{user}/recall", params={"q": WHERE, "as_of": "9999-12-31T23:59:59Z"})
+    assert inside.status_code == 200, inside.text
+
+
+@pytest.mark.parametrize("body", [
+    {"content": "I live in Oslo.", "source_id": "m\ud800"},
+    {"content": "I live in Oslo.", "session_id": "s\ud800"},
+    {"content": "I live in Oslo.", "agent_id": "a\ud800"},
+    {"content": "I live in Oslo.", "speaker": "Ann\ud800"},
+    {"content": [{"content": "I live in Oslo.", "source_id": "ok"},
+                 {"content": "I work at Acme.", "source_id": "m\ud800"}]},
+], ids=["source_id", "session_id", "agent_id", "speaker", "a message's source_id"])
+def test_a_lone_surrogate_in_any_text_field_is_422_and_nothing_is_written(client: httpx.Client,
+                                                                          body: dict) -> None:
+    """Issue 36: in ``content`` it was a 422, in an id a 500 (UnicodeEncodeError from SQLite)."""
+    import json
+
+    user = _user()
+    r = client.post(f"/v1/users/{user}/memories", content=json.dumps(body),  # the \\ud800 escape
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert "is not valid Unicode: a lone surrogate" in detail and "send valid UTF-8" in detail
+    assert detail.split(" ")[0] in {"source_id", "session_id", "agent_id", "speaker", "content[1].source_id"}
+    assert client.get(f"/v1/users/{user}/recall", params={"q": "Oslo"}).json()["hits"] == []

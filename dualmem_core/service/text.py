@@ -1,0 +1,39 @@
+"""One check of every text a frontend passes on: it must be valid Unicode.
+
+A lone surrogate (JSON's ``"\\ud800"``, or a non-UTF-8 byte in a command-line argument) is a
+Python string no store can write: the message text was refused by the store's own check, but an
+id or a session name reached SQLite and came back as a UnicodeEncodeError, a 500. Checking here,
+before anything is written, makes it the same clear error for every field on every frontend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import InvalidInput
+
+
+def check_unicode(**fields: object) -> None:
+    """``InvalidInput`` naming the first field (a string, a list of strings, or a list of message
+    dicts) holding a character UTF-8 cannot encode; None and non-strings pass."""
+    for name, value in fields.items():
+        if isinstance(value, str):
+            _check(value, name)
+        elif isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    for key, part in item.items():
+                        if isinstance(part, str):
+                            _check(part, f"{name}[{i}].{key}")
+                elif isinstance(item, str):
+                    _check(item, f"{name}[{i}]")
+
+
+def _check(text: str, name: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{name} is not valid Unicode: a lone surrogate (such as \\ud800) at position {exc.start}; "
+            "send valid UTF-8 text"
+        ) from None
