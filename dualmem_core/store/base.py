@@ -350,7 +350,8 @@ def whole(graph: UserGraph) -> UserGraph:
 def duplicates_warning(where: object, found: list) -> str:
     """What to do about a store whose episodes already repeat a (user, source id)."""
     shown = ", ".join(f"user {u!r} source id {s!r} ({n} messages)" for u, s, n in found)
-    return (f"{where} holds several messages under one source id ({shown}{', ...' if len(found) >= 5 else ''}), "
+    more = ", ..." if len(found) >= 5 else ""
+    return (f"{where} holds several messages under one source id ({shown}{more}), "
             "stored before the store enforced one message per source id; it is opened without "
             "that rule, so concurrent retries can store more copies. Keep one of each: "
             "forget the others by episode id (store.forget(user, episode_ids=[...])), or forget "
