@@ -9,6 +9,7 @@ on one store (separate connections / sessions), processes on one SQLite file.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sqlite3
 import subprocess
@@ -223,3 +224,14 @@ def test_old_neo4j_store_with_duplicates_still_opens(neo4j_uri, neo4j_store, use
     neo4j_store.write(_batch(user, "x", "one"))
     with pytest.raises(SourceIdTaken):
         neo4j_store.write(_batch(user, "x", "two"))
+
+
+def test_importing_a_graph_that_repeats_a_source_id_is_refused_whole(store, user):
+    from dualmem_core import ConflictError
+
+    store.write(_batch(user, "m1", "first"))
+    graph = store.export_graph(user)
+    graph.episodes.append(dataclasses.replace(graph.episodes[0], id="ep_copy", text="copy"))
+    with pytest.raises(ConflictError):
+        store.import_graph(graph, replace=True)
+    assert [e.text for e in store.export_graph(user).episodes] == ["first"]
