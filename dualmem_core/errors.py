@@ -31,6 +31,18 @@ class ConflictError(DualmemError):
     """A write collided with existing data (an id already taken, a version already closed)."""
 
 
+class SourceIdTaken(ConflictError):
+    """A write's episode reused a (user, source id) that another stored episode already has: the
+    store refused the whole write (nothing of it was written). ``taken`` maps each such source id
+    to the text stored under it, so the caller can tell a repeat (same text) from a clash."""
+
+    def __init__(self, user_id: str, taken: dict[str, str]):
+        self.user_id, self.taken = user_id, dict(taken)
+        super().__init__(
+            f"source id(s) {sorted(taken)} of user {user_id!r} already name stored messages; "
+            "nothing of this write was written")
+
+
 class NotFound(DualmemError, KeyError):
     """A referenced memory, entity, episode or run does not exist for this user."""
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..errors import InvalidInput, TenantViolation
+from ..errors import ConflictError, InvalidInput, SourceIdTaken, TenantViolation
 from ..timeutil import require_aware, utcnow
 from . import changes as ch
 from .backend import Backend
@@ -65,7 +65,25 @@ class Store(Backend):
         if batch.is_empty():
             return
         user_id = check_batch(batch, self.dimension)
-        self._write(user_id, batch)
+        try:
+            self._write(user_id, batch)
+        except ConflictError:
+            clash = self._source_clash(user_id, batch)
+            if clash is None:
+                raise
+            raise clash from None
+
+    def _source_clash(self, user_id: str, batch: WriteBatch) -> SourceIdTaken | None:
+        """After a refused write: the (user, source id) pairs of its episodes that another stored
+        episode holds. The store's unique (user, source id) key refused it, not a read before the
+        write, so of concurrent writers under one source id exactly one wins; only a refused
+        write pays for this look-up (by then the winner has committed)."""
+        mine = {e.source_id: e.id for e in batch.episodes if e.source_id is not None}
+        if not mine:
+            return None
+        taken = {e.source_id: e.text for e in self._episodes_by_source(user_id, list(mine))
+                 if e.source_id is not None and e.id != mine[e.source_id]}
+        return SourceIdTaken(user_id, taken) if taken else None
 
     def apply_changes(self, changes: ch.ChangeSet, *, on_conflict: str = "raise") -> ch.ChangeReceipt:
         """Apply an Editor run's change set atomically; applying the same run again is a no-op."""
@@ -327,3 +345,14 @@ def whole(graph: UserGraph) -> UserGraph:
     graph.edges = [e for e in graph.edges if e.src_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][0]]
                    and e.dst_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][1]]]
     return graph
+
+
+def duplicates_warning(where: object, found: list) -> str:
+    """What to do about a store whose episodes already repeat a (user, source id)."""
+    shown = ", ".join(f"user {u!r} source id {s!r} ({n} messages)" for u, s, n in found)
+    more = ", ..." if len(found) >= 5 else ""
+    return (f"{where} holds several messages under one source id ({shown}{more}), "
+            "stored before the store enforced one message per source id; it is opened without "
+            "that rule, so concurrent retries can store more copies. Keep one of each: "
+            "forget the others by episode id (store.forget(user, episode_ids=[...])), or forget "
+            "the source id and remember it again; the next open then enforces the rule")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput, NotFound, SourceIdTaken
 from ..providers import Embedder, HashingEmbedder
 from ..providers.llm import LLM
 from ..store import (
@@ -47,6 +47,7 @@ from .sessions import Discourse, SessionContexts
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
 RECALLED_STATUSES = ("active", "superseded")
+_SOURCE_RETRIES = 2  # remembers retried after another stored one of their source ids first
 
 
 @dataclass(slots=True)
@@ -102,6 +103,18 @@ class Writer:
         """Store one message (a string) or a list of ``{"role", "content", ...}`` messages."""
         check_user_id(user_id)
         messages = to_messages(content, at=at, source_id=source_id, speaker=speaker, role=role)
+        for _ in range(_SOURCE_RETRIES):
+            try:
+                return self._remember(user_id, messages, session_id, agent_id)
+            except SourceIdTaken:
+                # Another call stored one of these source ids after ours looked: the store's
+                # unique key refused this whole write. Again, the look-up now sees it: the same
+                # text is ``already_stored``, a different one is refused, the rest is written.
+                continue
+        return self._remember(user_id, messages, session_id, agent_id)
+
+    def _remember(self, user_id: str, messages: list[InputMessage], session_id: str | None,
+                  agent_id: str | None) -> RememberResult:
         result, batch = RememberResult(), WriteBatch()
         messages = self._drop_stored(user_id, messages, result)
         if not messages:

@@ -10,6 +10,20 @@ FULLTEXT_INDEX = "memory_text"
 # tenant's key. Stores made before search texts index ``text`` instead (store.py migrates them).
 FULLTEXT_PROPERTIES = ["search", "user_key"]
 
+# One message per (user, source id): a composite uniqueness constraint (its own index replaces
+# the plain ``SOURCE_INDEX`` of stores made before it). Set up by ``store.py``, not in the list
+# below: a store that already repeats a source id cannot take it and keeps the plain index.
+SOURCE_CONSTRAINT = "episode_user_source_unique"
+SOURCE_INDEX = "episode_user_source"
+SOURCE_INDEX_STATEMENT = (f"CREATE INDEX {SOURCE_INDEX} IF NOT EXISTS FOR (n:Episode) "
+                          "ON (n.user_id, n.source_id)")
+SOURCE_CONSTRAINT_STATEMENT = (f"CREATE CONSTRAINT {SOURCE_CONSTRAINT} IF NOT EXISTS FOR (n:Episode) "
+                               "REQUIRE (n.user_id, n.source_id) IS UNIQUE")
+# (user, source id) pairs held by more than one episode, a few of them, for the warning.
+SOURCE_DUPLICATES = ("MATCH (e:Episode) WHERE e.source_id IS NOT NULL "
+                     "WITH e.user_id AS user, e.source_id AS source, count(*) AS n WHERE n > 1 "
+                     "RETURN user, source, n LIMIT 5")
+
 NODE_LABELS = {"episode": "Episode", "memory": "Memory", "version": "MemoryVersion",
                "entity": "Entity"}
 
@@ -25,7 +39,6 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE CONSTRAINT editor_lease_user IF NOT EXISTS FOR (n:EditorLease) REQUIRE n.user_id IS UNIQUE",
         # Each user's write clock (see ``vectors``): MERGEd by every write, so it must be unique.
         "CREATE CONSTRAINT user_clock_user IF NOT EXISTS FOR (n:UserClock) REQUIRE n.user_id IS UNIQUE",
-        "CREATE INDEX episode_user_source IF NOT EXISTS FOR (n:Episode) ON (n.user_id, n.source_id)",
         "CREATE INDEX memory_user IF NOT EXISTS FOR (n:Memory) ON (n.user_id)",
         "CREATE INDEX episode_user IF NOT EXISTS FOR (n:Episode) ON (n.user_id)",
         "CREATE INDEX version_user IF NOT EXISTS FOR (n:MemoryVersion) ON (n.user_id)",

@@ -29,14 +29,24 @@ from neo4j import GraphDatabase
 from neo4j import exceptions as neo_errors
 
 from ...errors import ConflictError, DualmemError, StoreConfigError, StoreUnavailable
-from ..base import DEFAULT_DIMENSION, Store
+from ..base import DEFAULT_DIMENSION, Store, duplicates_warning
 from ..lease import Lease
 from . import lease as leases
 from .changes import Changes
 from .forget import Forget
 from .reads import Reads
 from .rows import one
-from .schema import FULLTEXT_INDEX, FULLTEXT_PROPERTIES, VECTOR_INDEX, schema_statements
+from .schema import (
+    FULLTEXT_INDEX,
+    FULLTEXT_PROPERTIES,
+    SOURCE_CONSTRAINT,
+    SOURCE_CONSTRAINT_STATEMENT,
+    SOURCE_DUPLICATES,
+    SOURCE_INDEX,
+    SOURCE_INDEX_STATEMENT,
+    VECTOR_INDEX,
+    schema_statements,
+)
 from .search import Search
 from .vectors import VectorCache
 from .writes import Writes
@@ -161,6 +171,7 @@ class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
                     # Two processes setting up at once: the other one created it first.
                     if "EquivalentSchemaRuleAlreadyExists" not in (exc.code or ""):
                         raise StoreConfigError(f"Neo4j schema set-up failed: {exc.message}") from None
+            self._unique_sources(session)
         dimension = self._run(meta)
         index_dims = self._run(lambda tx: tx.run(
             "SHOW INDEXES YIELD name, options WHERE name = $name RETURN options", name=VECTOR_INDEX
@@ -171,6 +182,32 @@ class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
                 f"not {wanted}; use the embedder it was created with, or another database")
         self._run(lambda tx: tx.run("CALL db.awaitIndexes(300)").consume(), write=False)
         return dimension
+
+    def _unique_sources(self, session: neo4j.Session) -> None:
+        """One source id names one message of a user: a uniqueness constraint holds it, also
+        against concurrent writers. A store made before it that already repeats a source id
+        cannot take it: it keeps the plain index and opens, with a warning naming the duplicates
+        (forget all but one, and the next open adds the constraint)."""
+        if session.run("SHOW CONSTRAINTS YIELD name WHERE name = $name RETURN name",
+                       name=SOURCE_CONSTRAINT).single() is not None:
+            return
+        found = [(r["user"], r["source"], r["n"]) for r in session.run(SOURCE_DUPLICATES)]
+        if not found:
+            # The constraint brings its own index on the same properties, which Neo4j refuses
+            # to create beside the plain one of older stores.
+            session.run(f"DROP INDEX {SOURCE_INDEX} IF EXISTS").consume()
+            try:
+                session.run(SOURCE_CONSTRAINT_STATEMENT).consume()
+                return
+            except neo_errors.Neo4jError as exc:
+                if "EquivalentSchemaRuleAlreadyExists" in (exc.code or ""):
+                    return  # another process opening the store at once made it
+                # A duplicate written since the look-up: as below.
+                found = [(r["user"], r["source"], r["n"]) for r in session.run(SOURCE_DUPLICATES)]
+                if not found:
+                    raise StoreConfigError(f"Neo4j schema set-up failed: {exc.message}") from None
+        log.warning(duplicates_warning(f"Neo4j at {self.url}", found))
+        session.run(SOURCE_INDEX_STATEMENT).consume()
 
     @staticmethod
     def _migrate_fulltext(session: neo4j.Session) -> None:

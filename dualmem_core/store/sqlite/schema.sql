@@ -16,6 +16,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     created_by TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS episodes_by_source ON episodes (user_id, source_id);
+-- One message per (user, source id): the unique index episodes_unique_source, made by store.py
+-- (a file made before it may hold duplicates, which would stop this script).
 -- A memory's sources join each FROM edge to its episode's time and source id: from this
 -- index, not the episode rows (their text makes them many pages).
 CREATE INDEX IF NOT EXISTS episodes_said ON episodes (id, user_id, observed_at, source_id);

@@ -7,6 +7,7 @@ same modules as the Neo4j store's; ``queries`` holds the SQL they share.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ...errors import ConflictError, StoreConfigError, StoreNotFound, StoreUnavailable
 from ..backend import T
-from ..base import DEFAULT_DIMENSION, Store
+from ..base import DEFAULT_DIMENSION, Store, duplicates_warning
 from ..lease import Lease
 from ..lru import LeastRecent
 from ..lru import cache_users as _cache_users
@@ -33,6 +34,7 @@ from .vectors import UserVectors
 from .writes import Writes
 
 CACHE_KIB = 65536  # SQLite page cache per connection
+log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # bump with any change to schema.sql that old files lack; migrate in _migrate
 
 
@@ -75,6 +77,7 @@ class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
         except sqlite3.DatabaseError as exc:
             raise StoreUnavailable(_unusable(self.path, exc)) from None
         self._check_schema_version(conn, schema)
+        self._unique_sources(conn)
         self.dimension = self._settle_dimension(conn, dimension)
 
     # -- connections and transactions -----------------------------------------------------
@@ -197,6 +200,20 @@ class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
             raise
         return found
 
+    def _unique_sources(self, conn: sqlite3.Connection) -> None:
+        """One source id names one message of a user: a unique index holds it, also against
+        concurrent writers (a read before the write cannot). Outside schema.sql because a file
+        made before it may hold duplicates: then the file still opens, without the index, and a
+        warning names them (forget all but one, and the next open makes the index)."""
+        try:
+            conn.execute(f"CREATE UNIQUE INDEX IF NOT EXISTS {SOURCE_INDEX} "
+                         "ON episodes (user_id, source_id) WHERE source_id IS NOT NULL")
+        except sqlite3.IntegrityError:
+            found = conn.execute(
+                "SELECT user_id, source_id, count(*) FROM episodes WHERE source_id IS NOT NULL "
+                "GROUP BY user_id, source_id HAVING count(*) > 1 LIMIT 5").fetchall()
+            log.warning(duplicates_warning(self.path, found))
+
     def _settle_dimension(self, conn: sqlite3.Connection, wanted: int | None) -> int:
         row = conn.execute("SELECT value FROM meta WHERE key = 'dimension'").fetchone()
         if row is None:
@@ -246,6 +263,9 @@ class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
             "SELECT user_id FROM episodes UNION SELECT user_id FROM memories "
             "UNION SELECT user_id FROM entities ORDER BY 1").fetchall()
         return [r[0] for r in rows]
+
+
+SOURCE_INDEX = "episodes_unique_source"
 
 
 def _unusable(path: Path, exc: Exception) -> str:
