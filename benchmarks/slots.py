@@ -71,11 +71,13 @@ def main() -> None:
         cells = []
         for part in ("dev", "heldout"):
             row = results[part]["slots"].get(label)
-            cells.append(f"{row['precision']:.2f}/{row['recall']:.2f} ({row['tp'] + row['fn']})" if row else "-")
+            told = row["tp"] + row["fn"] if row else 0
+            cells.append(f"{row['precision']:.2f}/{row['recall']:.2f} ({told})" if row else "-")
         print(f"{label:<24}" + "".join(f"{c:>22}" for c in cells))
     for part in ("dev", "heldout"):
         r = results[part]
-        print(f"{part}: {r['messages']} messages, micro P/R/F1 {r['precision']:.2f}/{r['recall']:.2f}/{r['f1']:.2f}")
+        print(f"{part}: {r['messages']} messages, "
+              f"micro P/R/F1 {r['precision']:.2f}/{r['recall']:.2f}/{r['f1']:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
 

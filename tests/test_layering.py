@@ -37,7 +37,7 @@ def _imported(path: Path, module: str) -> set[str]:
 LAYERS = [
     {"errors"},
     {"timeutil", "extras"},
-    {"store", "providers", "prompts", "local_neo4j"},
+    {"store", "providers", "prompts", "local_neo4j", "slots"},
     {"vocab", "settings"},
     {"writer", "editor"},
     {"app", "evaluation"},

@@ -31,6 +31,7 @@ class Telling:
     slots: dict[str, float] = field(default_factory=dict)  # the speaker's slots -> probability
     others: dict[str, float] = field(default_factory=dict)  # slots of someone else -> probability
     change: str | None = None  # "starts" | "ends" | "continues" | None when unsure
+    chances: dict[str, float] = field(default_factory=dict)  # every label -> probability, kept or not
 
     def tells(self, slot: str) -> bool:
         return slot in self.slots
@@ -71,12 +72,13 @@ class SlotModel:
             else:
                 slots[label] = p
         change = max(changes, key=changes.__getitem__) if changes and (slots or others) else None
-        return Telling(slots, others, change)
+        return Telling(slots, others, change, dict(zip(self.labels, row.tolist(), strict=True)))
 
     def save(self, path: Path) -> None:
         # float16 halves the file; the probabilities move in the fourth decimal at most.
         np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32),
-                            labels=np.array(self.labels), meta=np.array(json.dumps(self.meta, sort_keys=True)))
+                            labels=np.array(self.labels),
+                            meta=np.array(json.dumps(self.meta, sort_keys=True)))
 
     @classmethod
     def load(cls, path: Path = MODEL_PATH) -> SlotModel:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from ..slots import read_message
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..vocab import changes
 from ..vocab.predicates import canonical, is_single_valued
@@ -45,8 +46,13 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
             return (canonical(v.predicate) in slot and not v.negated and (v.subject or "").casefold() in about
                     and (v.object or "").casefold() not in asked.excluded)
         # The agent's replies have no search text of their own context (``search_text.py``).
-        return (about == {"user"} and v.search_text is not None and _says(v.text, words)
-                and hit.memory.id not in told_past)
+        if about != {"user"} or v.search_text is None or hit.memory.id in told_past:
+            return False
+        # A message tells it when the slot reader reads it so of the speaker, or when it is in the
+        # slot's words (the reader misses what it was not taught) unless the reader reads those
+        # words as told of someone else ("Sarah and her family left Chicago for Milwaukee").
+        read = read_message(v.text)
+        return bool(slot & set(read.slots)) or _says(v.text, words)
 
     # A fact of it that has ended ("Lucas was her boyfriend" till June) is a telling too, dealt
     # below every current one: asked who is her boyfriend now, it is what is no longer so.

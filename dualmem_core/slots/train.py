@@ -1,0 +1,67 @@
+"""Train the slot reader from the repository's examples and write ``model.npz``.
+
+    python -m dualmem_core.slots.train [--out PATH] [--check]
+
+``--check`` trains and compares with the shipped model instead of writing: same training data
+(by hash) and the same weights to float16 precision, or it says what differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .examples import training_examples
+from .model import MODEL_PATH, SlotModel
+from .training import train
+
+
+def same_model(a: SlotModel, b: SlotModel) -> list[str]:
+    """What differs between two models; empty when they are the same to float16 precision."""
+    differs = []
+    if a.meta["data_hash"] != b.meta["data_hash"]:
+        differs.append("the training data or settings (data_hash)")
+    if a.labels != b.labels:
+        differs.append("the labels")
+    elif not np.allclose(a.weights, b.weights, atol=2e-3) or not np.allclose(a.bias, b.bias, atol=2e-3):
+        differs.append("the weights")
+    if a.threshold != b.threshold:
+        differs.append("the threshold")
+    return differs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
+    parser.add_argument("--check", action="store_true", help="compare with the shipped model, write nothing")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    examples = training_examples()
+    model = train(examples)
+    took = time.perf_counter() - started
+    print(f"trained on {len(examples)} examples, {len(model.labels)} labels, threshold {model.threshold}, "
+          f"in {took:.1f} s; data hash {model.meta['data_hash'][:12]}")
+    if args.check:
+        # Compare through a saved copy: the shipped weights are float16.
+        saved = args.out.with_suffix(".check.npz")
+        model.save(saved)
+        try:
+            differs = same_model(SlotModel.load(saved), SlotModel.load(args.out))
+        finally:
+            saved.unlink()
+        if differs:
+            print(f"the shipped model differs in {', '.join(differs)}: run without --check to retrain")
+            return 1
+        print("the shipped model is what these examples train")
+        return 0
+    model.save(args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The slot reader: trained from the repository's examples only (never dev or held-out), the
+shipped model is what training makes, and it reads messages it was not trained on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dualmem_core.slots import train as train_command
+from dualmem_core.slots.examples import fixture_examples, training_examples, written_examples
+from dualmem_core.slots.model import SlotModel
+
+
+def test_training_reads_only_the_tune_part_and_the_written_examples() -> None:
+    tune = {ex.text for ex in fixture_examples("tune")}
+    unseen = {ex.text for part in ("dev", "heldout") for ex in fixture_examples(part)}
+    origins = {ex.origin.split(":")[0] for ex in training_examples()}
+    texts = {ex.text for ex in training_examples()}
+    assert origins == {"eval", "a", "b"} or origins >= {"eval"}
+    assert tune <= texts
+    assert not (unseen - tune) & texts, "a dev or held-out message is in the training data"
+
+
+def test_the_shipped_model_is_what_the_examples_train(capsys: pytest.CaptureFixture[str]) -> None:
+    assert train_command.main(["--check"]) == 0, capsys.readouterr().out
+
+
+def test_the_shipped_model_names_the_data_it_was_trained_on() -> None:
+    model = SlotModel.load()
+    assert model.meta["examples"] == len(training_examples())
+    assert len(model.meta["data_hash"]) == 64
+    assert all(label.split("@")[0].lstrip("+") for label in model.labels)
+
+
+def test_a_malformed_example_names_its_file_and_line(tmp_path: Path) -> None:
+    good = {"id": "x-001", "voice": "x", "text": "moved to leeds", "tells": []}
+    bad = {"id": "x-002", "text": "hi"}
+    (tmp_path / "x.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=r"x\.jsonl line 2: .*fixtures/slots/README\.md"):
+        written_examples(tmp_path)
