@@ -1,5 +1,7 @@
 """Whom the Editor works for: one dynamic partition per user of the store."""
 
+from collections.abc import Iterable
+
 from dagster import DagsterInstance, DagsterRunStatus, DynamicPartitionsDefinition, RunsFilter
 
 from dualmem_core import InvalidInput
@@ -56,6 +58,23 @@ def sync_partitions(instance: DagsterInstance, user_ids: list[str]) -> list[str]
     if added:
         instance.add_dynamic_partitions(users_partitions.name, added)
     return added
+
+
+def stale_partitions(known: Iterable[str], stored_users: Iterable[str]) -> list[str]:
+    """The partitions whose user is no longer in the store (forgotten), sorted."""
+    present = set(stored_users)
+    return sorted(p for p in known if p not in present)
+
+
+def delete_partitions(instance: DagsterInstance, user_ids: Iterable[str]) -> list[str]:
+    """Delete these users' partitions where the instance has them; the ones deleted."""
+    assert users_partitions.name is not None  # defined with a name above
+    deleted = []
+    for user_id in dict.fromkeys(user_ids):
+        if instance.has_dynamic_partition(users_partitions.name, user_id):
+            instance.delete_dynamic_partition(users_partitions.name, user_id)
+            deleted.append(user_id)
+    return deleted
 
 
 def main() -> int:

@@ -299,14 +299,25 @@ def test_a_problem_the_graph_already_had_warns_and_still_publishes(instance, sql
     assert metadata(result, "publish")["operations"] > 0
 
 
-def test_the_nightly_schedule_requests_one_run_per_user_not_in_flight(instance):
+def test_the_nightly_schedule_requests_one_run_per_user_not_in_flight(instance, sqlite_url):
     night = datetime(2026, 3, 3, 3, tzinfo=UTC)
-    [skip] = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    store = StoreResource(url=sqlite_url, dimension=DIM)
+    open_store(sqlite_url, dimension=DIM).close()
+
+    def tick():
+        with build_schedule_context(instance, scheduled_execution_time=night,
+                                    resources={"store": store}) as context:
+            return list(nightly_editor_schedule(context))
+
+    [skip] = tick()
     assert isinstance(skip, SkipReason)
-    instance.add_dynamic_partitions("users", ["u1", "u2"])
+    for user in ("u1", "u2"):
+        say(sqlite_url, user, [("Hello there.", datetime(2026, 2, 1, tzinfo=UTC))])
+    # "gone" was forgotten since the sensor's last tick: its partition is still there, its user not
+    instance.add_dynamic_partitions("users", ["u1", "u2", "gone"])
     create_run_for_test(instance, job_name="editor_job", status=DagsterRunStatus.STARTED,
                         tags={"dagster/partition": "u2"})
-    requests = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    requests = tick()
     assert [(r.partition_key, r.run_key) for r in requests] == [("u1", "nightly:u1:2026-03-03")]
     assert nightly_editor_schedule.job_name == "editor_job"
 
