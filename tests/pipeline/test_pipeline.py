@@ -446,7 +446,7 @@ def _load_fixture_user(url: str, user_id: str) -> None:
 
 
 @pytest.mark.parametrize("floors", [None, {"parts": {}, "users": {"t2": {"recall@5": 1.01}}}])
-def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
+def test_memory_quality_scores_an_evaluation_user_and_fails_below_the_floors(
         instance, sqlite_url, tmp_path, monkeypatch, floors):
     import json
 
@@ -467,5 +467,7 @@ def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
     shown = {k: v.value for k, v in evaluation.metadata.items()}
     assert shown["part"] == "tune" and 0 < shown["recall@5"] <= 1 and shown["wrong_merges"] == 0
     assert evaluation.passed == (floors is None)
+    # Not blocking: publish had already written, so a miss is reported without failing the run.
+    assert result.success and result.asset_materializations_for_node("publish")
     if floors is not None:
         assert shown["below_thresholds"] == [f"recall@5: {shown['recall@5']:.3f} < 1.01"]
