@@ -138,3 +138,22 @@ def test_a_tick_reads_dagsters_event_log_once_for_all_users(instance, url, monke
     assert sorted(read_cursor(sensor.cursor)[1]) == ["a", "b"]
     calls.clear()
     assert requested(sensor.tick()) == ["c", "d"] and len(calls) == 1
+
+
+def test_a_publish_recorded_before_snapshot_memories_counts_from_its_snapshot(instance, url) -> None:
+    """A publish materialized by an older dualmem names its snapshot's run: that run's count holds."""
+    from dagster import AssetKey, AssetMaterialization, AssetRecordsFilter
+
+    from dualmem_pipeline.defs.editor.sensors import snapshot_memories
+
+    say(url, "u1", MOVE)
+    assert run_editor(instance, url, "u1").success
+    [snap] = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("graph_snapshot"), asset_partitions=["u1"]), limit=1).records
+    instance.report_runless_asset_event(AssetMaterialization(
+        "publish", partition="u1", metadata={"snapshot_id": snap.run_id}))
+    [old] = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("publish"), asset_partitions=["u1"]), limit=1).records
+    assert "snapshot_memories" not in old.asset_materialization.metadata
+    with open_store(url, dimension=DIM) as store:
+        assert snapshot_memories(instance, old) == store.counts("u1")["memories"] > 0
