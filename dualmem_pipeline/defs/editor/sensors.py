@@ -24,10 +24,12 @@ import os
 from typing import cast
 
 from dagster import (
+    AddDynamicPartitionsRequest,
     AssetKey,
     AssetRecordsFilter,
     DagsterInstance,
     DefaultSensorStatus,
+    DeleteDynamicPartitionsRequest,
     EventLogRecord,
     RunRequest,
     SensorEvaluationContext,
@@ -130,7 +132,7 @@ def new_memories_sensor(context: SensorEvaluationContext, store: StoreResource) 
             requests.append(RunRequest(run_key=f"new:{user_id}:{memories}", partition_key=user_id,
                                        tags={"dualmem/trigger": "new_memories"}))
     added = [u for u in users if u not in known]
-    partition_requests = []
+    partition_requests: list[AddDynamicPartitionsRequest | DeleteDynamicPartitionsRequest] = []
     if added:
         partition_requests.append(users_partitions.build_add_request(added))
     if gone:
