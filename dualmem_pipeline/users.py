@@ -1,5 +1,7 @@
 """Whom the Editor works for: one dynamic partition per user of the store."""
 
+from collections.abc import Iterable
+
 from dagster import DagsterInstance, DagsterRunStatus, DynamicPartitionsDefinition, RunsFilter
 
 from dualmem_core import InvalidInput
@@ -58,11 +60,42 @@ def sync_partitions(instance: DagsterInstance, user_ids: list[str]) -> list[str]
     return added
 
 
+def stale_partitions(known: Iterable[str], stored_users: Iterable[str]) -> list[str]:
+    """The partitions whose user is no longer in the store (forgotten), sorted."""
+    present = set(stored_users)
+    return sorted(p for p in known if p not in present)
+
+
+def delete_partitions(instance: DagsterInstance, user_ids: Iterable[str]) -> list[str]:
+    """Delete these users' partitions where the instance has them; the ones deleted."""
+    assert users_partitions.name is not None  # defined with a name above
+    deleted = []
+    for user_id in dict.fromkeys(user_ids):
+        if instance.has_dynamic_partition(users_partitions.name, user_id):
+            instance.delete_dynamic_partition(users_partitions.name, user_id)
+            deleted.append(user_id)
+    return deleted
+
+
+def forget_partition(user_id: str) -> bool:
+    """Delete a forgotten user's partition now from the instance in DAGSTER_HOME, without waiting
+    for the sensor's next tick; False when DAGSTER_HOME is unset or the instance had none. For a
+    caller outside the pipeline (``dualmem forget`` could call it through an optional import,
+    as ``dualmem_core.extras`` does, so the core never imports Dagster)."""
+    import os
+
+    if not os.environ.get("DAGSTER_HOME"):
+        return False
+    with DagsterInstance.get() as instance:
+        return bool(delete_partitions(instance, [user_id]))
+
+
 def main() -> int:
-    """``python -m dualmem_pipeline.users``: the sensor's partitions, added now, to the instance
-    in DAGSTER_HOME, for ``dagster asset materialize --partition <user>`` before any sensor tick.
-    (Without DAGSTER_HOME, ``dagster dev`` keeps its instance in a folder deleted at exit: there is
-    nothing to add to, and the sensor's first tick does it.)"""
+    """``python -m dualmem_pipeline.users``: the sensor's partition changes, made now, in the
+    instance in DAGSTER_HOME: a partition added per stored user, for ``dagster asset materialize
+    --partition <user>`` before any sensor tick, and the partitions of users no longer in the store
+    (forgotten) deleted. (Without DAGSTER_HOME, ``dagster dev`` keeps its instance in a folder
+    deleted at exit: there is nothing to change, and the sensor's first tick does it.)"""
     import os
     import sys
 
@@ -79,10 +112,15 @@ def main() -> int:
     except DualmemError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    assert users_partitions.name is not None  # defined with a name above
     with DagsterInstance.get() as instance:
         added = sync_partitions(instance, users)
+        deleted = delete_partitions(
+            instance, stale_partitions(instance.get_dynamic_partitions(users_partitions.name), users))
     print(f"{len(added)} partition(s) added, {len(users)} user(s) in the store" + (
         f": {', '.join(added)}" if added else ""))
+    if deleted:  # counted, not named: these ids were forgotten
+        print(f"{len(deleted)} partition(s) deleted: their users are no longer in the store")
     return 0
 
 

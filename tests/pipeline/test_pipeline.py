@@ -299,14 +299,25 @@ def test_a_problem_the_graph_already_had_warns_and_still_publishes(instance, sql
     assert metadata(result, "publish")["operations"] > 0
 
 
-def test_the_nightly_schedule_requests_one_run_per_user_not_in_flight(instance):
+def test_the_nightly_schedule_requests_one_run_per_user_not_in_flight(instance, sqlite_url):
     night = datetime(2026, 3, 3, 3, tzinfo=UTC)
-    [skip] = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    store = StoreResource(url=sqlite_url, dimension=DIM)
+    open_store(sqlite_url, dimension=DIM).close()
+
+    def tick():
+        with build_schedule_context(instance, scheduled_execution_time=night,
+                                    resources={"store": store}) as context:
+            return list(nightly_editor_schedule(context))
+
+    [skip] = tick()
     assert isinstance(skip, SkipReason)
-    instance.add_dynamic_partitions("users", ["u1", "u2"])
+    for user in ("u1", "u2"):
+        say(sqlite_url, user, [("Hello there.", datetime(2026, 2, 1, tzinfo=UTC))])
+    # "gone" was forgotten since the sensor's last tick: its partition is still there, its user not
+    instance.add_dynamic_partitions("users", ["u1", "u2", "gone"])
     create_run_for_test(instance, job_name="editor_job", status=DagsterRunStatus.STARTED,
                         tags={"dagster/partition": "u2"})
-    requests = list(nightly_editor_schedule(build_schedule_context(instance, scheduled_execution_time=night)))
+    requests = tick()
     assert [(r.partition_key, r.run_key) for r in requests] == [("u1", "nightly:u1:2026-03-03")]
     assert nightly_editor_schedule.job_name == "editor_job"
 
@@ -435,7 +446,7 @@ def _load_fixture_user(url: str, user_id: str) -> None:
 
 
 @pytest.mark.parametrize("floors", [None, {"parts": {}, "users": {"t2": {"recall@5": 1.01}}}])
-def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
+def test_memory_quality_scores_an_evaluation_user_and_fails_below_the_floors(
         instance, sqlite_url, tmp_path, monkeypatch, floors):
     import json
 
@@ -456,5 +467,7 @@ def test_memory_quality_scores_an_evaluation_user_and_blocks_below_the_floors(
     shown = {k: v.value for k, v in evaluation.metadata.items()}
     assert shown["part"] == "tune" and 0 < shown["recall@5"] <= 1 and shown["wrong_merges"] == 0
     assert evaluation.passed == (floors is None)
+    # Not blocking: publish had already written, so a miss is reported without failing the run.
+    assert result.success and result.asset_materializations_for_node("publish")
     if floors is not None:
         assert shown["below_thresholds"] == [f"recall@5: {shown['recall@5']:.3f} < 1.01"]

@@ -69,7 +69,7 @@ def test_with_dagster_home_set_the_copied_file_applies(tmp_path, monkeypatch, ca
         assert one_run_per_user(instance) and not instance.telemetry_enabled
 
 
-def test_partitions_can_be_added_for_the_dagster_cli_without_a_tick(tmp_path, monkeypatch, capsys) -> None:
+def test_partitions_can_be_synced_for_the_dagster_cli_without_a_tick(tmp_path, monkeypatch, capsys) -> None:
     from dualmem_pipeline import users
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
@@ -85,7 +85,14 @@ def test_partitions_can_be_added_for_the_dagster_cli_without_a_tick(tmp_path, mo
     with DagsterInstance.get() as instance:
         instance.add_dynamic_partitions("users", ["old"])
     assert users.main() == 0
-    assert "1 partition(s) added, 1 user(s) in the store: ana" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 partition(s) added, 1 user(s) in the store: ana" in out
+    assert "1 partition(s) deleted: their users are no longer in the store" in out  # "old"
     assert users.main() == 0 and "0 partition(s) added" in capsys.readouterr().out  # idempotent
     with DagsterInstance.get() as instance:
-        assert sorted(instance.get_dynamic_partitions("users")) == ["ana", "old"]
+        assert instance.get_dynamic_partitions("users") == ["ana"]
+    assert users.forget_partition("ana") and not users.forget_partition("ana")  # after a forget
+    with DagsterInstance.get() as instance:
+        assert instance.get_dynamic_partitions("users") == []
+    monkeypatch.delenv("DAGSTER_HOME")
+    assert not users.forget_partition("ana")

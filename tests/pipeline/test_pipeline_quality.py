@@ -91,3 +91,11 @@ def test_a_fixture_user_is_still_scored_against_its_floors(url) -> None:
     passed, severity, shown = _quality(url, user_id)
     assert shown["measured"].startswith("gold labels") and shown["part"] == "tune"
     assert "recall@5" in shown and severity == AssetCheckSeverity.ERROR
+
+
+def test_memory_quality_is_not_blocking_and_says_why() -> None:
+    """It runs after publish, the last asset, has changed the store: blocking would block nothing."""
+    [spec] = quality.memory_quality.check_specs
+    assert not spec.blocking
+    assert spec.description is not None and "Not blocking" in spec.description
+    assert "already changed the store" in spec.description

@@ -171,6 +171,8 @@ def publish(
     )
     return MaterializeResult(metadata={
         **run_metadata(snapshot),
+        # What the sensor counts new memories from: only a run that got this far resets it.
+        "snapshot_memories": len(view.memories),
         "dagster/row_count": run.operations,  # operations applied
         "operations": run.operations,
         "skipped": len(run.skipped),
