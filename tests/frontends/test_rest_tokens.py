@@ -140,7 +140,8 @@ def dualmem(*args: str, tmp_path: Path) -> subprocess.Popen:
     env = {**os.environ, "DUALMEM_EMBEDDER": "hashing", "DUALMEM_STORE": f"sqlite:///{tmp_path / 'm.db'}",
            "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "dualmem_core.cli", *args], cwd=ROOT, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
 
 
 def test_serve_refuses_0_0_0_0_without_tokens_and_serves_it_with_one(tmp_path: Path) -> None:
@@ -169,7 +170,8 @@ def test_serve_refuses_0_0_0_0_without_tokens_and_serves_it_with_one(tmp_path: P
                 assert time.monotonic() < deadline, "dualmem serve did not start within 60 s"
                 time.sleep(0.2)
         assert answer.status_code == 401
-        assert httpx.get(url + RECALL.format("u1"), headers=bearer(secret.strip()), timeout=5).status_code == 200
+        allowed = httpx.get(url + RECALL.format("u1"), headers=bearer(secret.strip()), timeout=5)
+        assert allowed.status_code == 200
     finally:
         server.terminate()
         server.communicate(timeout=30)
