@@ -15,7 +15,8 @@ import ipaddress
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,19 +107,35 @@ class TokenFile:
         if all_users == bool(users):
             raise InvalidInput("name the users the token reaches (--user U, repeatable) or pass "
                                "--all-users, not both and not neither")
-        secret = PREFIX + secrets.token_urlsafe(32)
+        secret = PREFIX + secrets.token_urlsafe(32)  # 256 random bits
         token = Token(id=ID_PREFIX + secrets.token_hex(4), label=label, users=users, all_users=all_users,
                       created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), sha256=digest(secret))
-        self._write((*self.tokens(), token))
+        with self._locked():
+            self._write((*self.tokens(), token))
         return token, secret
 
     def revoke(self, token_id: str) -> Token:
-        kept = [t for t in self.tokens() if t.id != token_id]
-        gone = [t for t in self.tokens() if t.id == token_id]
-        if not gone:
-            raise NotFound(f"no token {token_id!r} in {self.path}; 'dualmem token list' shows the ids")
-        self._write(tuple(kept))
+        with self._locked():
+            gone = [t for t in self.tokens() if t.id == token_id]
+            if not gone:
+                raise NotFound(f"no token {token_id!r} in {self.path}; 'dualmem token list' shows the ids")
+            self._write(tuple(t for t in self.tokens() if t.id != token_id))
         return gone[0]
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Two ``token create`` at once must not lose one: each reads, adds and writes under a lock
+        (an advisory flock where the platform has one)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            import fcntl
+        except ImportError:  # Windows: no flock; concurrent changes there are the operator's care
+            yield
+            return
+        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._seen = None  # read again under the lock
+            yield
 
     def _read(self) -> tuple[Token, ...]:
         try:
@@ -130,7 +147,6 @@ class TokenFile:
 
     def _write(self, tokens: tuple[Token, ...]) -> None:
         # written whole to a temporary file, then renamed: a reader never sees half a file
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
         text = json.dumps({"tokens": [asdict(t) for t in tokens]}, indent=2) + "\n"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

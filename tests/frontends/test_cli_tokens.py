@@ -4,6 +4,7 @@ and stored only hashed; list never shows it; revoke says what is left; mistakes 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,19 @@ def test_mistakes_are_one_line(capsys: pytest.CaptureFixture[str], store: Path) 
     store.write_text("{not json")
     assert main(["token", "list"]) == 1
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_tokens_made_at_the_same_time_are_all_kept(store: Path) -> None:
+    # each thread has its own TokenFile, as separate `dualmem token create` processes would
+    made: list[str] = []
+
+    def create(n: int) -> None:
+        made.append(TokenFile(store).create([f"u{n}"])[1])
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(TokenFile(store).tokens()) == 8
+    assert all(TokenFile(store).check(secret) for secret in made)
