@@ -271,6 +271,8 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
         if not http:
             anyio.run(_run_stdio, server)
             return
+        log.info("API tokens: %s (%s)", "required" if required or tokens.any() else
+                 "none yet, so none asked for on loopback", tokens.path)
         _serve_http(server, host, port, tokens, required)
 
 

@@ -108,6 +108,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = Non
     tokens = TokenFile(tokens_path(store_url))
     required = require_tokens_beyond_loopback(host, tokens, "the REST API")  # refuses with no tokens
     app = create_app(store_url, hosts=allowed_hosts(host), tokens=tokens, require_token=required)
+    log.info("API tokens: %s (%s)", "required" if required or tokens.any() else
+             "none yet, so none asked for on loopback", tokens.path)
     config = uvicorn.Config(app, host=host, port=port)
     if not log_queries:
         log_paths_only()  # after Config, which (re)configures uvicorn's loggers

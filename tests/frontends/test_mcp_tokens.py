@@ -107,3 +107,7 @@ def test_the_token_matrix_over_mcp_http(mcp_http: tuple[str, TokenFile]) -> None
                          ("recall", {"user_id": "u2", "query": "Acme"}))
     assert not mine.is_error and (mine.structured_content or {})["hits"]
     assert not theirs.is_error
+    # wrong tokens from this address (a few were sent above) reach the limit of 10 a minute: 429
+    wrong = [httpx.post(url, json={}, headers={"Authorization": "Bearer dm_guess"}) for _ in range(10)]
+    assert [r.status_code for r in wrong][-1] == 429 and set(r.status_code for r in wrong) == {401, 429}
+    assert 0 < int(wrong[-1].headers["retry-after"]) <= 60
