@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ..errors import TenantViolation
 from ..service import MAX_HITS, MemoryService
@@ -51,7 +52,14 @@ UserId = Annotated[str, Path(description="Whose memory: every operation is scope
 MemoryId = Annotated[str, Path(description="A memory id from remember or recall.", examples=[MEMORY_ID])]
 RunId = Annotated[str, Path(description="An Editor run id.", examples=[RUN_ID])]
 
-def _reach(request: Request, user_id: UserId) -> None:
+# Checked by the BearerAuth middleware (service/http_auth.py); declared here so the OpenAPI
+# document names the scheme and clients generated from it send the header.
+_bearer = HTTPBearer(auto_error=False, scheme_name="token",
+                     description="An API token from 'dualmem token create'; needed once any exists.")
+
+
+def _reach(request: Request, user_id: UserId,
+           _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
     """403 when the request's API token was not made for this user (before anything is read)."""
     why = refusal(request.scope, user_id)
     if why:

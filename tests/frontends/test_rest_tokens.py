@@ -85,7 +85,9 @@ def test_the_token_matrix(served: tuple[str, TokenFile]) -> None:
     assert httpx.get(url + RECALL.format("u2"), headers=bearer(admin)).status_code == 200
     # liveness and the API's description stay open; they hold no memories
     assert httpx.get(url + "/healthz").status_code == 200
-    assert httpx.get(url + "/openapi.json").status_code == 200
+    document = httpx.get(url + "/openapi.json")
+    assert document.status_code == 200
+    assert document.json()["components"]["securitySchemes"]["token"]["scheme"] == "bearer"
 
 
 def test_a_revoked_token_is_refused_at_once(served: tuple[str, TokenFile]) -> None:
