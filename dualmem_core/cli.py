@@ -12,13 +12,13 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from .commands import config, editing, importing, memory, servers, tools
+from .commands import config, editing, importing, memory, servers, tokens, tools
 from .commands.common import HelpFormatter, UsageError, store_options
 from .errors import DualmemError
 
 EPILOG = """\
 Memory: remember, recall, history, forget, import. Editor: edit, runs, rollback.
-Servers: mcp, serve. Settings: config. 'dualmem COMMAND --help' describes each, with examples.
+Servers: mcp, serve, token. Settings: config. 'dualmem COMMAND --help' describes each, with examples.
 
 Settings, highest precedence first: the flags --store / --embedder, the environment
 (DUALMEM_STORE, DUALMEM_EMBEDDER, DUALMEM_LLM_MODEL, ...), the TOML config file (--config PATH,
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     importing.register(commands, common)
     editing.register(commands, common)
     servers.register(commands, common)
+    tokens.register(commands, common)
     config.register(commands, common)
     tools.register(commands)
     return parser

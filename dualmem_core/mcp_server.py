@@ -1,7 +1,7 @@
 """The MCP server agents launch: remember, recall, forget and history over one store.
 
 Stdio is what agent hosts (Claude Desktop, IDEs) launch; streamable HTTP is for a host that
-connects to a running server, bound to loopback unless remote access is explicitly allowed.
+connects to a running server: on loopback, or beyond it once API tokens exist (``service/tokens.py``).
 stdout is the stdio protocol channel, so everything this process logs goes to stderr.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextvars
-import ipaddress
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -17,7 +16,7 @@ from types import TracebackType
 from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -48,6 +47,8 @@ from .service.compact import (
     SessionId,
     UserId,
 )
+from .service.http_auth import BearerAuth, refusal
+from .service.tokens import TokenFile, is_loopback, require_tokens_beyond_loopback, tokens_path
 from .writer.writer import Writer
 
 __all__ = ["build_server", "is_loopback", "main", "parse_time", "run_server"]
@@ -94,9 +95,14 @@ def _result(out: BaseModel, text: str) -> CallToolResult:
                           structured_content=out.model_dump(mode="json"))
 
 
-def _guarded(call: Callable[[], T]) -> T:
+def _guarded(ctx: Context, user_id: str, call: Callable[[], T]) -> T:
     """Run a tool body; our own errors become tool errors the agent reads (the SDK logs them), and
-    anything else a generic tool error with the traceback on stderr: never a crash of the server."""
+    anything else a generic tool error with the traceback on stderr: never a crash of the server.
+    Over HTTP the request's API token must reach ``user_id`` first (stdio has no tokens)."""
+    request = ctx.request_context.request
+    why = refusal(request.scope, user_id) if request is not None and hasattr(request, "scope") else None
+    if why:
+        raise ToolError(why)
     try:
         return call()
     except DualmemError as exc:
@@ -123,6 +129,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
     )
     def remember(
+        ctx: Context,
         user_id: UserId,
         text: Annotated[str, Field(min_length=1, description="The message, in the speaker's own words.")],
         session_id: SessionId = None,
@@ -142,7 +149,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
                 return _result(out, f"Already stored (source id {source_id}); nothing new was written.")
             facts = "; ".join(f.text for f in out.facts) or "no facts extracted"
             return _result(out, f"Remembered ({facts}).")
-        return _guarded(call)
+        return _guarded(ctx, user_id, call)
 
     @server.tool(
         description=(
@@ -156,6 +163,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
     )
     def recall(
+        ctx: Context,
         user_id: UserId,
         query: Annotated[str, Field(min_length=1, description="What to look for, in plain words.")],
         k: Annotated[int, Field(ge=1, le=MAX_HITS, description="How many memories to return.")] = 5,
@@ -170,7 +178,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
                                              known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
                                              session_id=session_id))
             return _result(out, _render_recall(out))
-        return _guarded(call)
+        return _guarded(ctx, user_id, call)
 
     @server.tool(
         description=(
@@ -182,6 +190,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
     )
     def history(
+        ctx: Context,
         user_id: UserId,
         memory_id: Annotated[str, Field(min_length=1, description="A memory_id from a recall hit.")],
     ) -> Annotated[CallToolResult, HistoryOut]:
@@ -190,7 +199,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
             out = HistoryOut.of(memory.history(memory_id, user_id=user_id,
                                                missing="take the id from a recall hit"))
             return _result(out, _render_history(out))
-        return _guarded(call)
+        return _guarded(ctx, user_id, call)
 
     @server.tool(
         description=(
@@ -203,6 +212,7 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
     )
     def forget(
+        ctx: Context,
         user_id: UserId,
         source_ids: Annotated[list[str] | None, Field(
             description="Source ids of the messages to delete, as recall hits list them.")] = None,
@@ -219,21 +229,12 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
                                                             out.deleted_counts.items() if n)
                     if total else "Nothing matched; nothing was deleted.")
             return _result(out, text)
-        return _guarded(call)
+        return _guarded(ctx, user_id, call)
 
     return server
 
 
 # -- running ------------------------------------------------------------------------------------
-
-def is_loopback(host: str) -> bool:
-    if host.casefold() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
 
 def _loopback_security(host: str) -> TransportSecuritySettings:
     """DNS-rebinding protection: only Host and Origin headers that name this machine."""
@@ -247,19 +248,16 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
     """Serve the memory at ``store_url`` (default: ``DUALMEM_STORE``, else the embedded store) over MCP
     until the host disconnects (stdio) or the process is stopped (HTTP).
 
-    transport: ``stdio`` or ``http`` (streamable HTTP at ``http://host:port/mcp``).
-    allow_remote: serve HTTP on a non-loopback host; there is no authentication, so anyone who
-        can reach the port can read and delete every user's memories.
+    transport: ``stdio`` or ``http`` (streamable HTTP at ``http://host:port/mcp``). Over HTTP a
+        request needs an API token once any exists, and always beyond loopback, where the server
+        refuses to start without one (``dualmem token create``).
+    allow_remote: no longer needed (kept so old callers work): beyond loopback tokens decide.
     """
     if transport not in ("stdio", "http", "streamable-http"):
         raise InvalidInput(f"unknown MCP transport {transport!r}; use 'stdio' or 'http'")
     http = transport != "stdio"
-    if http and not is_loopback(host) and not allow_remote:
-        raise InvalidInput(
-            f"refusing to serve MCP on {host}: the server has no authentication, so anyone who can reach "
-            "it could read and delete every memory. Bind 127.0.0.1, or allow remote access explicitly "
-            "(--allow-remote, or allow_remote=True) behind an authenticating proxy."
-        )
+    tokens = TokenFile(tokens_path(store_url))
+    required = http and require_tokens_beyond_loopback(host, tokens, "MCP over HTTP")  # or refuses
     if not 0 < port < 65536:
         raise InvalidInput(f"port must be between 1 and 65535, got {port}")
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
@@ -273,10 +271,9 @@ def run_server(transport: str = "stdio", host: str = "127.0.0.1", port: int = 87
         if not http:
             anyio.run(_run_stdio, server)
             return
-        if not is_loopback(host):
-            log.warning("SERVING MCP ON %s:%d WITHOUT AUTHENTICATION: anyone who can reach this port can "
-                        "read and delete every user's memories", host, port)
-        _serve_http(server, host, port)
+        log.info("API tokens: %s (%s)", "required" if required or tokens.any() else
+                 "none yet, so none asked for on loopback", tokens.path)
+        _serve_http(server, host, port, tokens, required)
 
 
 async def _run_stdio(server: MCPServer) -> None:
@@ -417,11 +414,13 @@ def _error_reply(exc: Exception):
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
 
 
-def _serve_http(server: MCPServer, host: str, port: int) -> None:
+def _serve_http(server: MCPServer, host: str, port: int, tokens: TokenFile, required: bool) -> None:
     import uvicorn
 
     security = _loopback_security(host) if is_loopback(host) else None
-    app = server.streamable_http_app(host=host, transport_security=security)
+    # the tokens wrap the SDK's app: no request reaches a session without one, when one is needed
+    app = BearerAuth(server.streamable_http_app(host=host, transport_security=security), tokens,
+                     always=required)
     # log_config=None: uvicorn's own config sends access logs to stdout; ours sends all to stderr.
     uvicorn.Server(uvicorn.Config(app, host=host.strip("[]"), port=port, log_config=None)).run()
     log.info("dualmem MCP server stopped")
@@ -436,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     parser.add_argument("--store", default=None, help="store URL (default: DUALMEM_STORE, else embedded)")
     parser.add_argument("--allow-remote", action="store_true",
-                        help="allow a non-loopback --host (no authentication: put a proxy in front)")
+                        help="no longer needed: a non-loopback --host is served once an API token exists")
     args = parser.parse_args(argv)
     try:
         run_server("http" if args.http else "stdio", args.host, args.port, args.store,

@@ -51,7 +51,8 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
         "(default; what an MCP client launches) or, with --http, streamable HTTP on HOST:PORT.",
         epilog="examples:\n"
         "  dualmem mcp --store sqlite:////home/me/memory.db\n"
-        "  dualmem mcp --http --port 8765          (http://127.0.0.1:8765/mcp)\n\n"
+        "  dualmem mcp --http --port 8765          (http://127.0.0.1:8765/mcp)\n"
+        "  dualmem mcp --http --host 0.0.0.0       (refused until 'dualmem token create' made a token)\n\n"
         "a client configuration (e.g. Claude Desktop's mcpServers):\n"
         '  {"dualmem": {"command": "dualmem", "args": ["mcp", "--store", "sqlite:////home/me/memory.db"]}}',
     )
@@ -59,15 +60,19 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     p.add_argument("--host", default="127.0.0.1", help="HTTP interface (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default: 8765)")
     p.add_argument("--allow-remote", action="store_true",
-                   help="serve HTTP on a non-loopback --host; there is no authentication, so put an "
-                   "authenticating proxy in front")
+                   help="no longer needed: a non-loopback --host is served once an API token exists "
+                   "('dualmem token create'), and refused before")
     p.set_defaults(run=mcp)
 
     p = commands.add_parser(
         "serve", parents=[common], formatter_class=HelpFormatter,
         help="run the REST API (FastAPI + uvicorn)",
         description="Serve memory over HTTP/JSON until Ctrl-C.",
-        epilog="example:\n  dualmem serve --host 0.0.0.0 --port 8000 --store bolt://127.0.0.1:7687",
+        epilog="examples:\n"
+        "  dualmem serve --port 8000 --store sqlite:////home/me/memory.db    (loopback: no token needed)\n"
+        "  dualmem token create --user u1 --store bolt://127.0.0.1:7687      (prints the token once)\n"
+        "  dualmem serve --host 0.0.0.0 --store bolt://127.0.0.1:7687        (needs a token; then every\n"
+        "      request sends 'Authorization: Bearer <token>'; put TLS in front: docs/security.md)",
     )
     p.add_argument("--host", default="127.0.0.1", help="interface (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")

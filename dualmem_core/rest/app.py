@@ -1,12 +1,9 @@
-"""The FastAPI application: one ``MemoryService`` for its lifetime, our errors as status codes, a body limit.
-
-There is no authentication: ``serve`` binds loopback unless told otherwise, and anyone who can
-reach the port can read and delete every user's memory.
+"""The FastAPI application: one ``MemoryService`` for its lifetime, our errors as status codes, a body
+limit, API tokens (``service/http_auth.py``) once any exist, and always beyond loopback.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
@@ -17,6 +14,8 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 from ..errors import DualmemError
 from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
+from ..service.http_auth import BearerAuth, FailureLimit
+from ..service.tokens import TokenFile, require_tokens_beyond_loopback, tokens_path
 from .docs import docs_page
 from .hosts import HostCheck, allowed_hosts
 from .logs import log_paths_only
@@ -37,17 +36,26 @@ they have no offset. An open interval end, or an unknown start, is `null`.
 Errors are `{"error": <type>, "detail": <what was wrong and what to do>}`, except request
 validation errors, which keep FastAPI's 422 shape (`{"detail": [...]}`).
 
-There is no authentication: bind it to loopback, or put it behind something that authenticates."""
+Once any API token exists (`dualmem token create`), and always when served beyond loopback, every
+request but `/healthz` and these docs needs `Authorization: Bearer <token>` (else 401), and a token
+reaches only the users it was made for (else 403)."""
+
+OPEN_PATHS = ("/healthz", "/docs", "/openapi.json")  # liveness and the API's own description: no memories
 
 
 def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_BYTES,
-               hosts: Iterable[str] | None = None) -> FastAPI:
+               hosts: Iterable[str] | None = None, tokens: TokenFile | None = None,
+               require_token: bool = False, failure_limit: FailureLimit | None = None) -> FastAPI:
     """The API over the store at ``store_url`` (else ``DUALMEM_STORE``, else the embedded default),
     with providers from the environment. The store opens when the app starts and closes when it stops.
 
     hosts: the names the API answers to in ``Host`` and ``Origin`` (default ``allowed_hosts()``:
         loopback and ``DUALMEM_ALLOWED_HOSTS``); others get 421 and 403 (``rest/hosts.py``).
+    tokens: the API tokens (default: the file beside the store, ``service/tokens.py``); a token is
+        needed once the file holds any, or always with ``require_token`` (what ``serve`` sets beyond
+        loopback, so revoking the last token shuts the door instead of opening it).
     """
+    tokens = tokens or TokenFile(tokens_path(store_url))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -67,6 +75,9 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     app.include_router(health)
     app.add_middleware(InternalErrors)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    # before the body is read; after the Host check, so a rebinding page is not counted as a failure
+    app.add_middleware(BearerAuth, tokens=tokens, always=require_token, open_paths=OPEN_PATHS,
+                       limit=failure_limit)
     # added last, so it runs first: a refused request is not read or logged as a failure
     app.add_middleware(HostCheck, hosts=allowed_hosts() if hosts is None else hosts)
 
@@ -94,10 +105,12 @@ def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = Non
     """
     import uvicorn
 
-    if not _is_loopback(host):
-        log.warning("serving on %s:%d without authentication: anyone who can reach it can read and delete "
-                    "every user's memory", host, port)
-    config = uvicorn.Config(create_app(store_url, hosts=allowed_hosts(host)), host=host, port=port)
+    tokens = TokenFile(tokens_path(store_url))
+    required = require_tokens_beyond_loopback(host, tokens, "the REST API")  # refuses with no tokens
+    app = create_app(store_url, hosts=allowed_hosts(host), tokens=tokens, require_token=required)
+    log.info("API tokens: %s (%s)", "required" if required or tokens.any() else
+             "none yet, so none asked for on loopback", tokens.path)
+    config = uvicorn.Config(app, host=host, port=port)
     if not log_queries:
         log_paths_only()  # after Config, which (re)configures uvicorn's loggers
     uvicorn.Server(config).run()
@@ -106,15 +119,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = Non
 def _redact(detail: str, store: object) -> str:
     """The detail without the store URL's credentials or options (``service.redact``)."""
     return redact(detail, store)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _version() -> str:

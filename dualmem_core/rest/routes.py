@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ..errors import TenantViolation
 from ..service import MAX_HITS, MemoryService
+from ..service.http_auth import refusal
 from ..service.models import (
     MEMORY_ID,
     RUN_ID,
@@ -49,7 +52,22 @@ UserId = Annotated[str, Path(description="Whose memory: every operation is scope
 MemoryId = Annotated[str, Path(description="A memory id from remember or recall.", examples=[MEMORY_ID])]
 RunId = Annotated[str, Path(description="An Editor run id.", examples=[RUN_ID])]
 
-router = APIRouter(prefix="/v1/users/{user_id}", responses=_errors(422, 500, 503))
+# Checked by the BearerAuth middleware (service/http_auth.py); declared here so the OpenAPI
+# document names the scheme and clients generated from it send the header.
+_bearer = HTTPBearer(auto_error=False, scheme_name="token",
+                     description="An API token from 'dualmem token create'; needed once any exists.")
+
+
+def _reach(request: Request, user_id: UserId,
+           _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
+    """403 when the request's API token was not made for this user (before anything is read)."""
+    why = refusal(request.scope, user_id)
+    if why:
+        raise TenantViolation(why)
+
+
+router = APIRouter(prefix="/v1/users/{user_id}", responses=_errors(401, 403, 422, 429, 500, 503),
+                   dependencies=[Depends(_reach)])
 
 
 @router.post("/memories", tags=["memories"], status_code=status.HTTP_201_CREATED,

@@ -248,9 +248,13 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
     assert (tmp_path / "server.out").read_text() == ""  # every log line went to stderr
 
 
-def test_http_refuses_a_non_loopback_host_unless_allowed() -> None:
-    with pytest.raises(InvalidInput, match="no authentication"):
-        run_server("http", host="0.0.0.0", port=8765, store_url="sqlite:///unused.db")
+def test_http_refuses_a_non_loopback_host_without_tokens(tmp_path: Path) -> None:
+    # allow_remote no longer opens the door: beyond loopback only API tokens do (test_mcp_tokens.py)
+    for allow_remote in (False, True):
+        with pytest.raises(InvalidInput, match="dualmem token create"):
+            run_server("http", host="0.0.0.0", port=8765, store_url=f"sqlite:///{tmp_path / 'unused.db'}",
+                       allow_remote=allow_remote)
+    assert not (tmp_path / "unused.db").exists()
     with pytest.raises(InvalidInput, match="unknown MCP transport"):
         run_server("sse")
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
