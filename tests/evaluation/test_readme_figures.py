@@ -80,7 +80,8 @@ def test_every_relative_link_of_the_documentation_resolves() -> None:
 def _claimed_results(tmp_path: Path) -> Path:
     (tmp_path / "runs.txt").write_text("a 43.4 3.1\nb 57.9 5.2\n")
     (tmp_path / "runs.json").write_text(
-        '{"systems": {"a": {"r@5": 0.434}, "b": {"r@5": 0.579}}, "runs": [{"n": 10, "ms": 3.1}, {"n": 100, "ms": 5.2}]}')
+        '{"systems": {"a": {"r@5": 0.434}, "b": {"r@5": 0.579}},'
+        ' "runs": [{"n": 10, "ms": 3.1}, {"n": 100, "ms": 5.2}]}')
     return tmp_path
 
 
@@ -96,7 +97,8 @@ def test_a_readme_figure_is_matched_to_the_result_it_claims(tmp_path: Path) -> N
     # b's figure in a's row, and the n=10 run's time for the n=100 one: both in the file, both wrong.
     wrong = TABLE + "| a | 57.9 | 3.1 ms |\n| b | 57.9 | – |\n"
     assert check_readme.check_text(wrong, "R.md", results=results, claims=CLAIMED) == [
-        "R.md:5: 57.9 is not runs.json:systems/a/r@5 (0.434)", "R.md:5: 3.1 is not runs.json:runs/[n=100]/ms (5.2)"]
+        "R.md:5: 57.9 is not runs.json:systems/a/r@5 (0.434)",
+        "R.md:5: 3.1 is not runs.json:runs/[n=100]/ms (5.2)"]
     # The presence check (a document with no claims) lets both through.
     assert check_readme.check_text(wrong, "R.md", results=results, claims={}) == []
 
