@@ -10,8 +10,18 @@ value measured, so a run of the same code always passes and a real regression bl
     dualmem eval --out /tmp/eval-neo4j --embedder recorded,hashing --store bolt://...
     python -m dualmem_core.evaluation.floors /tmp/eval-sqlite/metrics.json /tmp/eval-neo4j/metrics.json
 
-One step is one question of the part or user (at least ``MARGIN``) for the retrieval metrics,
-``MARGIN`` for a part's pair metrics and ``USER_MARGIN`` for one user's, whose counts are small.
+One step is one item of the metric's own denominator, so that a single question or pair
+moving by chance (Neo4j after the Editor is not reproducible) cannot cross it, and at least
+``MARGIN`` (a part) or ``USER_MARGIN`` (one user): recall@5, strict recall@5 and MRR count every
+question; the stale-first rate only the questions that list stale facts (from the fixture); a
+part's pair metrics their own count (``counts`` in metrics.json: pairs predicted for a
+precision, gold pairs for a recall). One user's pair counts are not recorded: ``USER_MARGIN``.
+
+A floor one step under a small value would be 0 and could never fail. So a metric measured above
+0 but within one step of it gets the floor ``NOT_ZERO``: it must still count something. A metric
+measured at 0 in some run (a recall nothing is found for yet) can have no floor in its direction;
+it is listed under ``_unguarded`` in the floors file, not given a floor of 0 that pretends to
+guard it. Rates that should be 0 (wrongly superseded, wrong merges) are ceilings (``AT_MOST``).
 """
 
 from __future__ import annotations
@@ -36,6 +46,13 @@ PAIRS = ("provenance_precision", "duplicate_precision", "duplicate_recall", "con
          "entity_recall")
 AT_MOST = ("stale_first_rate", "current_wrongly_superseded", "wrong_merges")
 COUNTS = ("current_wrongly_superseded", "wrong_merges")
+NOT_ZERO = 0.001  # the floor of a metric whose margin would take it to 0: it must stay above 0
+# The count (in a part's ``counts``) each pair metric is a share of: one item is 1 / that count.
+DENOMINATOR = {"duplicate_precision": "dup_predicted", "duplicate_recall": "dup_gold",
+               "provenance_precision": "prov_judged", "contradiction_precision": "sup_predicted",
+               "contradiction_recall": "sup_gold", "contradiction_recall_any": "sup_gold",
+               "direction_accuracy": "sup_matching", "entity_precision": "ent_predicted",
+               "entity_recall": "ent_gold"}
 
 
 @dataclass
@@ -76,19 +93,39 @@ def failures(runs: list[Any], floors: Floors) -> list[str]:
             for miss in below(run.parts[part].after, wanted)]
 
 
-def make(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Part and user floors one step under the lowest value of every run (``EvalResult.as_dict``)."""
+def make(runs: list[dict[str, Any]], stale_questions: dict[str, int] | None = None) -> dict[str, Any]:
+    """Part and user floors one step under the lowest value of every run (``EvalResult.as_dict``).
+
+    ``stale_questions``: per part and per user, how many questions list stale facts (the
+    stale-first rate's denominator); by default counted in the fixture."""
+    stale = stale_questions if stale_questions is not None else _stale_questions()
     parts: dict[str, dict[str, float]] = {}
     users: dict[str, dict[str, float]] = {}
+    unguarded: list[str] = []
     for name in sorted({p for run in runs for p in run["parts"]}):
         measured = [run["parts"][name] for run in runs if name in run["parts"]]
-        parts[name] = _floors([m["after"] for m in measured], MARGIN)
+        counts = [m.get("counts") or {} for m in measured]
+        parts[name] = _floors([m["after"] for m in measured], MARGIN, stale.get(name), counts,
+                              unguarded, name)
         for user in measured[0]["users"]:
-            users[user] = _floors([m["per_user"][user] for m in measured], USER_MARGIN)
-    return {"parts": parts, "users": users}
+            users[user] = _floors([m["per_user"][user] for m in measured], USER_MARGIN,
+                                  stale.get(user), [], unguarded, user)
+    return {"parts": parts, "users": users, "_unguarded": unguarded}
 
 
-def _floors(values: list[dict[str, Any]], pair_margin: float) -> dict[str, float]:
+def _stale_questions() -> dict[str, int]:
+    from .fixture_loading import load_fixture
+
+    out: dict[str, int] = {}
+    for q in load_fixture().questions:
+        if q.stale:
+            out[q.part] = out.get(q.part, 0) + 1
+            out[q.user_id] = out.get(q.user_id, 0) + 1
+    return out
+
+
+def _floors(values: list[dict[str, Any]], margin: float, stale_questions: int | None,
+            counts: list[dict[str, int]], unguarded: list[str], who: str) -> dict[str, float]:
     out: dict[str, float] = {}
     questions = min(v["questions"] for v in values)
     for name in (*RETRIEVAL, *PAIRS, *AT_MOST):
@@ -97,11 +134,18 @@ def _floors(values: list[dict[str, Any]], pair_margin: float) -> dict[str, float
             continue  # nothing to count in some run: no floor can hold it
         if name in COUNTS:
             out[name] = max(seen)
-        elif name in AT_MOST:
-            out[name] = min(1.0, _up(max(seen) + max(MARGIN, 1 / questions)))
+        elif name in AT_MOST:  # the stale-first rate, a share of the questions listing stale facts
+            out[name] = min(1.0, _up(max(seen) + max(margin, 1 / (stale_questions or questions))))
+        elif min(seen) <= 0:
+            unguarded.append(f"{who} {name}")  # measured 0: no floor in its direction can fail
         else:
-            step = max(MARGIN, 1 / questions) if name in RETRIEVAL else pair_margin
-            out[name] = max(0.0, _down(min(seen) - step))
+            if name in RETRIEVAL:
+                step = max(margin, 1 / questions)
+            else:
+                dens = [c[DENOMINATOR[name]] for c in counts if c.get(DENOMINATOR[name])]
+                step = max(margin, 1 / min(dens)) if len(dens) == len(values) else margin
+            floor = _down(min(seen) - step)
+            out[name] = floor if floor > 0 else NOT_ZERO
     return out
 
 
@@ -125,17 +169,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", type=Path, help="metrics.json files of dualmem eval runs")
     parser.add_argument("--out", type=Path, default=THRESHOLDS, help="default: %(default)s")
+    parser.add_argument("--code", help="the code the runs measured, when not this work tree "
+                        "(floors remade from committed results files); default: this work tree")
     args = parser.parse_args(argv)
     runs = [run for path in args.runs for run in json.loads(path.read_text())]
-    commit = _git("rev-parse", "--short", "HEAD") or "unknown"
-    if _git("status", "--porcelain", "--untracked-files=no"):
+    commit = args.code or _git("rev-parse", "--short", "HEAD") or "unknown"
+    if not args.code and _git("status", "--porcelain", "--untracked-files=no"):
         commit += " + uncommitted changes"  # the runs measured the work tree, not the commit alone
     made = {
         "_about": "Floors the memory_quality asset check (per user) and `dualmem eval --check` (per "
                   "part, every embedder and store run) block on. Made by `python -m "
                   "dualmem_core.evaluation.floors` from the runs in _made_from, one step under the "
-                  "lowest value measured; remake them, never edit by hand. Definitions: "
-                  "dualmem_core/evaluation/metrics.py and floors.py.",
+                  "lowest value measured (one item of the metric's own denominator, at least "
+                  "the margin); _unguarded lists metrics measured at 0, which no floor can guard. "
+                  "Remake them, never edit by hand. Definitions and margins: "
+                  "dualmem_core/evaluation/metrics.py, floors.py and docs/evaluation.md.",
         "_made_from": [{"embedder": r["embedder"], "store": r["store"].split("://")[0], "code": commit}
                        for r in runs],
         **make(runs),

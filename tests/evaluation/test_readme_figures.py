@@ -21,7 +21,7 @@ def test_readme_and_docs_figures_match_their_results_files() -> None:
 
 def test_a_right_figure_passes(tmp_path: Path) -> None:
     text = "remember p50 / p95 3.1 / 5.3 ms, 966 messages/s (`benchmarks/results/bench.txt`)\n"
-    assert check_readme.check_text(text, results=_results(tmp_path)) == []
+    assert check_readme.check_text(text, "R.md", results=_results(tmp_path)) == []
 
 
 def test_a_wrong_figure_in_prose_is_caught(tmp_path: Path) -> None:
@@ -75,3 +75,44 @@ def test_every_relative_link_of_the_documentation_resolves() -> None:
             if not (page.parent / target.split("#")[0]).exists():
                 broken.append(f"{page.relative_to(root)}: {target}")
     assert broken == []
+
+
+def _claimed_results(tmp_path: Path) -> Path:
+    (tmp_path / "runs.txt").write_text("a 43.4 3.1\nb 57.9 5.2\n")
+    (tmp_path / "runs.json").write_text(
+        '{"systems": {"a": {"r@5": 0.434}, "b": {"r@5": 0.579}},'
+        ' "runs": [{"n": 10, "ms": 3.1}, {"n": 100, "ms": 5.2}]}')
+    return tmp_path
+
+
+CLAIMED = {"R.md": [("| a |", ["runs.json:systems/a/r@5", "runs.json:runs/[n=100]/ms"]),
+                    ("| b |", ["runs.json:systems/b/r@5"])]}
+TABLE = "Measured (`runs.txt`):\n\n| system | R@5 | ms |\n| --- | ---: | ---: |\n"
+
+
+def test_a_readme_figure_is_matched_to_the_result_it_claims(tmp_path: Path) -> None:
+    results = _claimed_results(tmp_path)
+    right = TABLE + "| a | 43.4 | 5.2 ms |\n| b | 57.9 | – |\n"
+    assert check_readme.check_text(right, "R.md", results=results, claims=CLAIMED) == []
+    # b's figure in a's row, and the n=10 run's time for the n=100 one: both in the file, both wrong.
+    wrong = TABLE + "| a | 57.9 | 3.1 ms |\n| b | 57.9 | – |\n"
+    assert check_readme.check_text(wrong, "R.md", results=results, claims=CLAIMED) == [
+        "R.md:5: 57.9 is not runs.json:systems/a/r@5 (0.434)",
+        "R.md:5: 3.1 is not runs.json:runs/[n=100]/ms (5.2)"]
+    # The presence check (a document with no claims) lets both through.
+    assert check_readme.check_text(wrong, "R.md", results=results, claims={}) == []
+
+
+def test_a_readme_line_without_its_claim_is_reported(tmp_path: Path) -> None:
+    results = _claimed_results(tmp_path)
+    text = TABLE + "| c | 43.4 | – |\n| a | 43.4 | – |\n"
+    assert check_readme.check_text(text, "R.md", results=results, claims=CLAIMED) == [
+        "R.md:5: 43.4: 0 claims in CLAIMS of benchmarks/check_readme.py match this line "
+        "(one is needed: a key path per figure)",
+        "R.md:6: 1 figures (43.4) against 2 key paths"]
+
+
+def test_every_checked_readme_line_has_its_claim() -> None:
+    readme = (check_readme.ROOT / "README.md").read_text(encoding="utf-8")
+    used = [marker for marker, _ in check_readme.CLAIMS["README.md"] if marker in readme]
+    assert used == [marker for marker, _ in check_readme.CLAIMS["README.md"]]  # no stale claim

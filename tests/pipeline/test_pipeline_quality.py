@@ -3,6 +3,7 @@ so in its metadata; a fixture user is still scored against the gold labels."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -81,8 +82,17 @@ def test_an_empty_user_is_healthy_and_says_what_it_measured(url) -> None:
     assert shown["stale_slots_probed"] == 0 and shown["stale_first_rate"].startswith("–")
 
 
-def test_a_fixture_user_is_still_scored_against_its_floors(url) -> None:
+@pytest.mark.parametrize("raised", [False, True], ids=["committed-floors", "floor-above-measured"])
+def test_a_fixture_user_is_still_scored_against_its_floors(url, tmp_path, monkeypatch, raised) -> None:
+    """t2 meets its committed floors; with its recall@5 floor set above what it measures, the
+    same run fails the check (an ERROR) and names the metric."""
     user_id = "t2"  # a tuning user of the fixture
+    committed = json.loads(quality.THRESHOLDS.read_text())
+    wanted = committed["users"][user_id]
+    if raised:
+        committed["users"][user_id] = {**wanted, "recall@5": 1.01}
+        monkeypatch.setattr(quality, "THRESHOLDS", tmp_path / "thresholds.json")
+        quality.THRESHOLDS.write_text(json.dumps(committed))
     with open_store(url, dimension=DIM) as store:
         writer = Writer(store, embedder=HashingEmbedder(DIM))
         for m in load_fixture().messages_of(user_id):
@@ -90,7 +100,12 @@ def test_a_fixture_user_is_still_scored_against_its_floors(url) -> None:
                             source_id=m.source_id, role=m.role)
     passed, severity, shown = _quality(url, user_id)
     assert shown["measured"].startswith("gold labels") and shown["part"] == "tune"
-    assert "recall@5" in shown and severity == AssetCheckSeverity.ERROR
+    assert severity == AssetCheckSeverity.ERROR and shown["floors"] == len(wanted)
+    if raised:
+        assert not passed and [m.split(":")[0] for m in shown["below_thresholds"]] == ["recall@5"], shown
+    else:
+        assert passed and shown["below_thresholds"] == [], shown
+        assert shown["recall@5"] >= wanted["recall@5"] and shown["wrong_merges"] == 0
 
 
 def test_memory_quality_is_not_blocking_and_says_why() -> None:

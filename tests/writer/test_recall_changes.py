@@ -7,6 +7,8 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from dualmem_core import Writer
 from dualmem_core.vocab.changes import changed_things, root
 
@@ -30,13 +32,20 @@ def test_the_telling_of_a_change_ranks_above_the_earlier_telling(store):
     assert texts.index(QUIT) < texts.index(BEFORE), texts
 
 
-def test_as_of_before_the_change_its_telling_is_not_first(store):
-    """As of a day before the quitting was said, the lift never puts it first (it was not yet
-    said: the as-of filter keeps it out, and the lift reads only what the filter let in)."""
+def test_the_lift_puts_the_change_just_above_the_earlier_telling_and_as_of_before_it_there_is_none(store):
+    """The lift itself (``reorder._changes_first``): asked about the present, the telling of the
+    change scores just above the best earlier message naming the thing (its score times 1.001),
+    which it did not outscore on its own. As of a day before the quitting was said, the as-of
+    filter keeps that telling out and the lift, reading only what the filter let in, has nothing
+    to put first: the earlier telling is first."""
     w, user = _told(store, [BEFORE, QUIT])
-    plain = [h.text for h in w.recall("How much coffee did she drink last January?", user_id=user, k=3,
-                                      as_of=T + timedelta(days=1))]
-    assert plain[0] != QUIT  # as of then, the quitting was not yet said
+    question = "How much coffee does she drink?"
+    now = {h.text: h for h in w.recall(question, user_id=user, k=6) if h.kind == "observation"}
+    assert list(now).index(QUIT) < list(now).index(BEFORE), list(now)
+    assert now[QUIT].score == pytest.approx(now[BEFORE].score * 1.001, abs=2e-6), now
+    then = [h.text for h in w.recall("How much coffee did she drink last January?", user_id=user, k=3,
+                                     as_of=T + timedelta(days=1))]
+    assert QUIT not in then and then[0] == BEFORE, then
 
 
 def test_what_a_change_is_said_of():
