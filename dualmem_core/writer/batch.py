@@ -101,13 +101,20 @@ def embed_and_link(store: Store, embedder: Embedder, user_id: str, pending: list
     vectors = embedder.embed([v.text for _, v, _ in pending])
     for (_, version, _), vector in zip(pending, vectors, strict=True):
         version.embedding = np.asarray(vector, dtype=np.float32)
-    nearest = store.nearest_memories(user_id, [v.embedding for _, v, _ in pending],
-                                     links, threshold)
-    for (memory, _, _), neighbours in zip(pending, nearest, strict=True):
-        batch.edges += [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO,
-                             src_id=memory.id,
-                             dst_id=other, props={"score": round(score, 4)})
-                        for other, score in neighbours]
+    batch.edges += similar_links(store, user_id, [(m.id, v.embedding) for m, v, _ in pending],
+                                 links, threshold)
+
+
+def similar_links(store: Store, user_id: str, embedded: list[tuple[str, np.ndarray]], links: int,
+                  threshold: float) -> list[Edge]:
+    """SIMILAR_TO edges from each (memory id, vector) to its close existing neighbours: what
+    ``embed_and_link`` adds to a remember's batch, and the embedding queue (``embed_queue.py``)
+    writes with the vectors it computes later."""
+    nearest = store.nearest_memories(user_id, [v for _, v in embedded], links, threshold)
+    return [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO, src_id=memory_id,
+                 dst_id=other, props={"score": round(score, 4)})
+            for (memory_id, _), neighbours in zip(embedded, nearest, strict=True)
+            for other, score in neighbours]
 
 
 def link_entities(store: Store, user_id: str, pending: list, batch: WriteBatch) -> None:

@@ -38,7 +38,7 @@ from .reads import Reads
 from .rows import one
 from .schema import FULLTEXT_INDEX, FULLTEXT_PROPERTIES, VECTOR_INDEX, schema_statements
 from .search import Search
-from .vectors import VectorCache
+from .vectors import VectorCache, VectorWrites
 from .writes import Writes
 
 T = TypeVar("T")
@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 _BACKFILL_ROWS = 10_000  # versions per transaction when a store gains a property (migrations)
 
 
-class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
+class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
     def __init__(self, url: str, *, dimension: int | None = None, user: str | None = None,
                  password: str | None = None, database: str | None = None,
                  connection_timeout: float = 5.0, retry_seconds: float | None = None):
