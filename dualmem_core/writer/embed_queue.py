@@ -156,16 +156,17 @@ class EmbedQueue:
         self._recovery = threading.Thread(target=self.recover, name="dualmem-embed-recover", daemon=True)
         self._recovery.start()
 
-    def recover(self, page: int | None = None) -> int:
-        """Queue every current version of the store that has no vector, a page at a time, and
-        wait for each page to land; returns how many were queued. Versions this queue already
-        holds are left to it; one that failed is not tried again by this call."""
+    def recover(self, user_id: str | None = None, page: int | None = None) -> int:
+        """Queue every current version of the store (of ``user_id`` only, if given) that has no
+        vector, a page at a time, and wait for each page to land; returns how many were queued.
+        Versions this queue already holds are left to it; one that failed is not tried again by
+        this call."""
         page = page or self.settings.batch_size * 4
         tried: set[str] = set()
         queued = 0
         while not self._closed:
             try:
-                found = self.store.versions_without_vector(limit=page + len(tried))
+                found = self.store.versions_without_vector(user_id, limit=page + len(tried))
             except Exception:  # the store closed under us, or is unreachable: the next open retries
                 log.warning("embedding queue: could not read the versions without a vector", exc_info=True)
                 return queued
