@@ -49,6 +49,7 @@ class _Item:
     memory_id: str
     text: str
     queued_at: float  # time.monotonic()
+    call: int  # which ``put``: memories of one remember call do not link to each other
 
 
 class EmbedQueue:
@@ -67,6 +68,7 @@ class EmbedQueue:
         self._unfinished = 0  # items queued or being embedded
         self._hurry = 0  # flushes waiting: the worker does not wait for a fuller batch
         self._closed = False
+        self._calls = 0
         self._cond = threading.Condition()
         self.lags: deque[float] = deque(maxlen=_STATS)  # seconds from queued to written
         self.batch_sizes: deque[int] = deque(maxlen=_STATS)  # texts per model call
@@ -86,7 +88,10 @@ class EmbedQueue:
         """Queue these stored versions for embedding; when the queue stays full for
         ``block_ms``, embed them now, in the caller's thread."""
         now = time.monotonic()
-        items = [_Item(user_id, v.id, v.memory_id, v.text, now) for v in versions]
+        with self._cond:
+            self._calls += 1
+            call = self._calls
+        items = [_Item(user_id, v.id, v.memory_id, v.text, now, call) for v in versions]
         if not items:
             return
         deadline = now + self.settings.block_ms / 1000
@@ -228,7 +233,7 @@ class EmbedQueue:
         for user_id, rows in by_user.items():
             try:
                 edges = similar_links(self.store, user_id, [(i.memory_id, v) for i, v in rows],
-                                      self.links, self.threshold)
+                                      self.links, self.threshold, [i.call for i, _ in rows])
                 with self.write_lock:
                     self.store.set_vectors(user_id, {i.version_id: v for i, v in rows}, edges)
             except Exception:

@@ -104,8 +104,10 @@ def test_model_calls_are_batched_across_remembers(store, user):
     writer = Writer(store, embedder=slow, embed_queue=queued(batch_size=32, max_wait_ms=200))
     try:
         slow.gate.clear()  # a model that does not answer holds up no remember
-        stored = sum(len(writer.remember(f"Note {i}: the meeting with Ana moved to room {i}.", user_id=user,
-                                         at=T + timedelta(minutes=i)).memory_ids) for i in range(40))
+        said = "The weekly meeting with Ana and the design team moved to room {}."
+        results = [writer.remember(said.format(i), user_id=user, at=T + timedelta(minutes=i))
+                   for i in range(40)]
+        stored = sum(len(r.memory_ids) for r in results)
         assert len(missing(store, user)) == stored
         slow.gate.set()
         assert writer.flush(30)
@@ -115,6 +117,12 @@ def test_model_calls_are_batched_across_remembers(store, user):
     assert sum(slow.sizes) == stored and max(slow.sizes) >= 16
     assert len(slow.sizes) <= stored // 32 + 2  # the worker's first batch, then full ones
     assert missing(store, user) == []
+    # Linked to earlier notes of the same model call, as inline they would have been.
+    last, first = results[-1].memory_ids[0], results[0].memory_ids[0]
+    similar = store.get_edges(user, node_ids=[last], types=[EdgeType.SIMILAR_TO])
+    assert similar and {e.src_id for e in similar} == {last}
+    assert not [e for e in store.get_edges(user, node_ids=[first], types=[EdgeType.SIMILAR_TO])
+                if e.src_id == first]  # the first note had nothing before it
 
 
 def test_a_full_queue_is_bounded_and_embeds_inline(store, user):
