@@ -10,8 +10,16 @@ RSS and the Neo4j server's RSS. Messages: seeded templates over many names, plac
 pets, across two years; embeddings: the deterministic ``HashingEmbedder`` (no model); facts: the
 rule extractor.
 
+``--embedder``: ``hashing`` (the default, cheap: embedded inline in every remember), ``delay20``
+(the hashing vectors after a fixed 20 ms sleep per call: a stand-in for a remote model) or
+``minilm`` (all-MiniLM-L6-v2, where the local-embeddings extra is installed). The last two are not
+cheap, so the Writer embeds in the background (``writer/embed_queue.py``; ``--sync`` embeds inline
+instead, as before the queue): the preload is flushed before timing, and the queue's lag (from
+``remember`` to a recallable vector) and texts per model call are reported for the timed remembers.
+
 Run:  python -m benchmarks.writer [--sizes 1000,10000,100000] [--backends sqlite,neo4j]
                                   [--queries 200] [--server-warmup 1000]
+                                  [--embedder hashing|delay20|minilm] [--sync]
                                   [--out benchmarks/results/writer.json]
 Tables go to stdout, progress to stderr; the JSON is rewritten after every (backend, size). Stores
 are opened as in the store benchmark (fresh temp dir; Neo4j stopped even on error). A Neo4j size
@@ -27,6 +35,8 @@ import os
 import random
 import shutil
 import tempfile
+import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -92,6 +102,33 @@ ASK = ["Where does {name} live?", "What do I do at {company}?", "What is my {pet
        "Am I allergic to {allergen}?", "Does {name} work as a {job}?", "What do I do on weekends?"]
 
 
+class Delay20:
+    """The hashing embedder's vectors after a fixed 20 ms a call (any number of texts): what a
+    remote model costs a ``remember`` in waiting, without the model."""
+
+    cheap = False
+
+    def __init__(self, dimension: int = DIM):
+        self.inner = HashingEmbedder(dimension)
+        self.name, self.dimension = f"delay20-{self.inner.name}", dimension
+
+    def embed(self, texts: Sequence[str]):
+        time.sleep(0.020)
+        return self.inner.embed(texts)
+
+
+def make_embedder(name: str):
+    if name == "hashing":
+        return HashingEmbedder(DIM)
+    if name == "delay20":
+        return Delay20(DIM)
+    if name == "minilm":
+        from dualmem_core.providers.local_embedding import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder()  # raises, naming the extra, where it is not installed
+    raise SystemExit(f"unknown --embedder {name!r}: hashing, delay20 or minilm")
+
+
 def fill(rng: random.Random, template: str) -> str:
     """The template with random words; half the people get a surname (about 1,800 distinct people)."""
     words = {k: rng.choice(v) for k, v in V.items()}
@@ -144,7 +181,8 @@ def timed_calls(fn, items: list) -> dict:
     return sb.pcts([sb.timed(fn, item)[0] for item in items[sb.WARMUP:]])
 
 
-def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_warmup: int = 0) -> dict:
+def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_warmup: int = 0,
+          embedder: str = "hashing", sync: bool = False) -> dict:
     rng, seen = random.Random(seed + n), set()
     out: dict = {"backend": backend, "n": n, "requested_n": requested, "loadavg": os.getloadavg(),
                  "server_warmup": server_warmup if backend == "neo4j" else 0}
@@ -152,9 +190,15 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux), so the peak read is this run's
     try:
         with sb.opened(backend, tmp) as (store, server):  # SQLite file tmp/bench.db
-            writer = Writer(store, embedder=HashingEmbedder(DIM))
+            writer = Writer(store, embedder=make_embedder(embedder), sync=True if sync else None)
+            queue = writer.embed_queue
+            out["embedder"], out["queued"] = writer.embedder.name, queue is not None
             sb.log(f"{backend} N={n:,}: preload")
             out["preload"] = preload(writer, n, rng, seen)
+            if queue is not None:
+                out["preload"]["flush_s"] = sb.timed(writer.flush)[0] / 1000
+                queue.lags.clear()
+                queue.batch_sizes.clear()
             if server is not None:
                 out["server_version"] = sb.neo4j_call(server, "CALL dbms.components()")[0]["versions"][0]
                 out["index_wait_s"] = sb.timed(sb.neo4j_call, server, "CALL db.awaitIndexes(3600)")[0] / 1e3
@@ -168,6 +212,9 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
             out["remember_1"] = timed_calls(lambda m: writer.remember(
                 m[2], role=m[1], user_id=USER, session_id="live", source_id=f"live{m[0]}",
                 at=T0 + timedelta(minutes=m[0])), fresh)
+            if queue is not None:
+                writer.flush()
+                out["queue"] = queue.stats()
             asks = [fill(rng, rng.choice(ASK)) for _ in range(count)]
             recall = partial(writer.recall, user_id=USER, k=K)
             out["recall"] = timed_calls(recall, asks)
@@ -239,6 +286,12 @@ def render(r: dict) -> str:
     lines.append(f"python RSS {py['rss_mb']:,.0f} MB, peak this run {py['peak_mb']:,.0f} MB" + (
         f"; Neo4j server RSS {srv['rss_mb']:,.0f} MB (peak {srv['peak_mb']:,.0f} MB)" if srv else
         f"; SQLite files {r['db_file_mb']:,.0f} MB"))
+    if "queue" in r:
+        q = r["queue"]
+        lines.append(f"embedding queue ({r['embedder']}): lag remember -> recallable vector p50 "
+                     f"{q['lag_p50_ms']:.1f} ms, p95 {q['lag_p95_ms']:.1f} ms; {q['mean_batch']:.1f} texts "
+                     f"per model call ({q['batches']:.0f} calls); {q['inline']:.0f} inline, "
+                     f"{q['failures']:.0f} failed")
     if "vector_agreement" in r:
         lines.append(f"recall's vector top-20 agrees with an exact scan on {100 * r['vector_agreement']:.1f}%"
                      " of rows (the same questions)")
@@ -257,11 +310,13 @@ def main(argv: list[str] | None = None) -> None:
                    help=f"seconds; a Neo4j size projected to take longer is cut to {NEO4J_CAP:,}")
     p.add_argument("--server-warmup", type=int, default=1000,
                    help="untimed recalls (half as-of) on Neo4j after the preload, before timing")
+    p.add_argument("--embedder", default="hashing", help="hashing, delay20 or minilm")
+    p.add_argument("--sync", action="store_true", help="embed inline in every remember (no queue)")
     p.add_argument("--out", default="benchmarks/results/writer.json")
     args = p.parse_args(argv)
     report = {"machine": sb.machine_info(), "runs": [], "config": {
         **vars(args), "dimension": DIM, "k": K, "per_call": PER_CALL, "warmup": sb.WARMUP, "user": USER,
-        "t0": T0.isoformat(), "as_of": AS_OF.isoformat(), "embedder": HashingEmbedder(DIM).name,
+        "t0": T0.isoformat(), "as_of": AS_OF.isoformat(), "embedder": make_embedder(args.embedder).name,
         "neo4j_rust_ext": importlib.util.find_spec("neo4j._rust") is not None}}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -272,7 +327,8 @@ def main(argv: list[str] | None = None) -> None:
             if backend == "neo4j" and n > NEO4J_CAP and projected > args.preload_budget:
                 sb.log(f"neo4j N={n:,}: projected preload {projected:,.0f} s > budget, cut to {NEO4J_CAP:,}")
                 n = NEO4J_CAP
-            report["runs"].append(bench(backend, n, args.queries, args.seed, requested, args.server_warmup))
+            report["runs"].append(bench(backend, n, args.queries, args.seed, requested, args.server_warmup,
+                                        args.embedder, args.sync))
             rate[backend] = report["runs"][-1]["preload"]["memories_per_s"]
             print(render(report["runs"][-1]), flush=True)
             out.write_text(json.dumps(report, indent=2, default=str) + "\n")

@@ -66,6 +66,59 @@ FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
 _SECRET_KEYS = {"llm.api_key", "embed.api_key"}
 
 
+# The Writer's background embedding (``writer/embed_queue.py``): read from the environment by
+# every Writer built without an explicit ``EmbedQueueSettings``.
+ENV_EMBED_SYNC = "DUALMEM_EMBED_SYNC"  # 1: embed inline in every remember, as before the queue
+ENV_EMBED_QUEUE_BATCH = "DUALMEM_EMBED_QUEUE_BATCH"  # texts per model call, at most
+ENV_EMBED_QUEUE_WAIT_MS = "DUALMEM_EMBED_QUEUE_WAIT_MS"  # how long a first text waits for others
+ENV_EMBED_QUEUE_SIZE = "DUALMEM_EMBED_QUEUE_SIZE"  # texts waiting, at most (then remember waits)
+ENV_EMBED_QUEUE_BLOCK_MS = "DUALMEM_EMBED_QUEUE_BLOCK_MS"  # how long; then it embeds inline
+
+
+@dataclass(frozen=True)
+class EmbedQueueSettings:
+    """How the Writer embeds new memories with an embedder that is not cheap (one without
+    ``cheap = True``, such as a model): in batches, by one background thread of its process.
+
+    ``sync`` embeds inline in every ``remember``, as the hashing embedder always is. The queue
+    holds at most ``queue_size`` texts; a ``remember`` that finds it full waits up to
+    ``block_ms`` for room, then embeds its own texts inline: never unbounded memory.
+    """
+
+    sync: bool = False
+    batch_size: int = 64
+    max_wait_ms: float = 25.0
+    queue_size: int = 4096
+    block_ms: float = 50.0
+    recover: bool = True  # on open, embed (in the background) what the store holds without a vector
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1 or self.queue_size < 1:
+            raise ProviderConfigError("the embedding queue's batch and queue sizes must be at least 1")
+        if self.max_wait_ms < 0 or self.block_ms < 0:
+            raise ProviderConfigError("the embedding queue's waits must not be negative")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbedQueueSettings:
+        env = os.environ if environ is None else environ
+
+        def value(name: str, kind: type, default: float) -> float:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return default
+            try:
+                return kind(raw)
+            except ValueError:
+                raise ProviderConfigError(f"{name}={raw!r} should be a {kind.__name__}") from None
+
+        base = cls()
+        sync = env.get(ENV_EMBED_SYNC, "").strip().casefold() in ("1", "true", "yes", "on")
+        return cls(sync=sync, batch_size=int(value(ENV_EMBED_QUEUE_BATCH, int, base.batch_size)),
+                   max_wait_ms=value(ENV_EMBED_QUEUE_WAIT_MS, float, base.max_wait_ms),
+                   queue_size=int(value(ENV_EMBED_QUEUE_SIZE, int, base.queue_size)),
+                   block_ms=value(ENV_EMBED_QUEUE_BLOCK_MS, float, base.block_ms))
+
+
 class ConfigFileError(DualmemError):
     """The config file is missing, is not TOML, or holds an unknown key or a value of the wrong type."""
 

@@ -68,6 +68,8 @@ def unit_norm(vector: np.ndarray) -> np.float32:
 class HashingEmbedder:
     """Deterministic bag of words and trigrams in ``dimension`` signed hash buckets."""
 
+    cheap = True  # microseconds a text: the Writer embeds inline (``writer/embed_queue.py``)
+
     def __init__(self, dimension: int = 384):
         if dimension < 8:
             raise InvalidInput(f"dimension must be at least 8, got {dimension}")
@@ -176,6 +178,8 @@ class OpenAIEmbedder:
     otherwise learned from the first answer. Texts go ``batch_size`` per request. The HTTP client
     is made on the first request, so building an embedder never needs a key or the network.
     """
+
+    cheap = False  # a network round trip a call: the Writer embeds in the background
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  dimension: int | None = None, batch_size: int = 128, *, timeout: float = 60.0,
@@ -300,6 +304,11 @@ class CachedEmbedder:
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, {self.cache!r})"
+
+    @property
+    def cheap(self) -> bool:
+        """As cheap as the embedder behind the cache (a miss calls it)."""
+        return bool(getattr(self.inner, "cheap", True))
 
     @property
     def dimension(self) -> int:

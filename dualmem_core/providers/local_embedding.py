@@ -33,6 +33,8 @@ class SentenceTransformerEmbedder:
     ``SentenceTransformer`` as is. Rows are L2-normalized unless ``normalize=False``.
     """
 
+    cheap = False  # a model call: milliseconds a batch, so the Writer embeds in the background
+
     def __init__(self, model_name_or_path: str = DEFAULT_LOCAL_MODEL, *, device: str | None = None,
                  batch_size: int = 64, normalize: bool = True):
         try:

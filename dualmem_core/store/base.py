@@ -85,6 +85,26 @@ class Store(Backend):
                  if e.source_id is not None and e.id != mine[e.source_id]}
         return SourceIdTaken(user_id, taken) if taken else None
 
+    def set_vectors(self, user_id: str, vectors: dict[str, Iterable[float]],
+                    edges: Sequence[Edge] = ()) -> list[str]:
+        """Give versions stored without a vector (``versions_without_vector``) their vector, and
+        add ``edges`` (the SIMILAR_TO links of their memories), in one transaction.
+
+        A version that has a vector by now (another writer was first), is gone, or is another
+        user's is skipped, and so are the edges that start at its memory; returns the ids of
+        the versions given a vector. Vectors are the Writer's background embedding
+        (``writer/embed_queue.py``): a remember stores its memories first, their vectors later.
+        """
+        check_user_id(user_id)
+        if not vectors:
+            return []
+        rows = {check_text(vid, "version id"): check_vector(v, self.dimension) for vid, v in vectors.items()}
+        edges = list(edges)
+        if edges:
+            if check_batch(WriteBatch(edges=edges), self.dimension) != user_id:
+                raise TenantViolation(f"edges of another user in a write of user {user_id!r}")
+        return self._set_vectors(user_id, rows, edges)
+
     def apply_changes(self, changes: ch.ChangeSet, *, on_conflict: str = "raise") -> ch.ChangeReceipt:
         """Apply an Editor run's change set atomically; applying the same run again is a no-op."""
         validate_changes(changes, self.dimension)
@@ -270,6 +290,15 @@ class Store(Backend):
         """Current versions whose normalised text hashes to one of ``hashes`` (exact duplicates)."""
         check_user_id(user_id)
         return self._find_by_content_hash(user_id, list(hashes)) if hashes else []
+
+    def versions_without_vector(self, user_id: str | None = None, *,
+                                limit: int = 1000) -> list[MemoryVersion]:
+        """Up to ``limit`` current versions (open in transaction time) stored without a vector,
+        of one user or of every user (None), oldest first: what a Writer whose process ended
+        before its background embedding finished left to embed (``writer/embed_queue.py``)."""
+        if user_id is not None:
+            check_stored_user_id(user_id)
+        return self._versions_without_vector(user_id, check_k(limit))
 
     def find_entities(self, user_id: str, names: Sequence[str]) -> list[Entity]:
         """Entities whose name or an alias equals one of ``names``, ignoring case and spacing."""

@@ -101,13 +101,42 @@ def embed_and_link(store: Store, embedder: Embedder, user_id: str, pending: list
     vectors = embedder.embed([v.text for _, v, _ in pending])
     for (_, version, _), vector in zip(pending, vectors, strict=True):
         version.embedding = np.asarray(vector, dtype=np.float32)
-    nearest = store.nearest_memories(user_id, [v.embedding for _, v, _ in pending],
-                                     links, threshold)
-    for (memory, _, _), neighbours in zip(pending, nearest, strict=True):
-        batch.edges += [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO,
-                             src_id=memory.id,
-                             dst_id=other, props={"score": round(score, 4)})
-                        for other, score in neighbours]
+    batch.edges += similar_links(store, user_id, [(m.id, v.embedding) for m, v, _ in pending],
+                                 links, threshold)
+
+
+def similar_links(store: Store, user_id: str, embedded: list[tuple[str, np.ndarray]], links: int,
+                  threshold: float, calls: list[int] | None = None) -> list[Edge]:
+    """SIMILAR_TO edges from each (memory id, vector) to its close existing neighbours: what
+    ``embed_and_link`` adds to a remember's batch, and the embedding queue (``embed_queue.py``)
+    writes with the vectors it computes later. ``calls`` (the queue's): the remember call of
+    each; a memory also links to those of earlier calls among ``embedded``, which inline would
+    have been stored (and found) before it."""
+    nearest = store.nearest_memories(user_id, [v for _, v in embedded], links, threshold)
+    if calls is not None:
+        nearest = _with_earlier_calls(embedded, calls, nearest, links, threshold)
+    return [Edge(id=_new_id("edge"), user_id=user_id, type=EdgeType.SIMILAR_TO, src_id=memory_id,
+                 dst_id=other, props={"score": round(score, 4)})
+            for (memory_id, _), neighbours in zip(embedded, nearest, strict=True)
+            for other, score in neighbours]
+
+
+def _with_earlier_calls(embedded: list[tuple[str, np.ndarray]], calls: list[int],
+                        nearest: list[list[tuple[str, float]]], links: int,
+                        threshold: float) -> list[list[tuple[str, float]]]:
+    """``nearest`` with each memory's close neighbours among the memories of earlier calls,
+    best first, at most ``links`` memories each."""
+    unit = np.stack([v / np.linalg.norm(v) for _, v in embedded]).astype(np.float32)
+    scores = unit @ unit.T
+    out = []
+    for i, found in enumerate(nearest):
+        extra = [(embedded[j][0], float(scores[i, j])) for j in range(len(embedded))
+                 if calls[j] < calls[i] and scores[i, j] >= threshold]
+        best: dict[str, float] = {}
+        for memory_id, score in sorted(found + extra, key=lambda pair: -pair[1]):
+            best.setdefault(memory_id, score)
+        out.append(list(best.items())[:links])
+    return out
 
 
 def link_entities(store: Store, user_id: str, pending: list, batch: WriteBatch) -> None:

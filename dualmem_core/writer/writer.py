@@ -16,6 +16,7 @@ from typing import cast
 from ..errors import InvalidInput, NotFound, SourceIdTaken
 from ..providers import Embedder, HashingEmbedder
 from ..providers.llm import LLM
+from ..settings import EmbedQueueSettings
 from ..store import (
     Edge,
     EdgeType,
@@ -33,6 +34,7 @@ from ..store.validate import check_k, check_stored_user_id, check_text, check_us
 from ..timeutil import EARLIEST, FAR_FUTURE, require_aware, utcnow
 from ..vocab import predicates
 from .batch import _new_id, drop_exact_duplicates, embed_and_link, link_entities
+from .embed_queue import queue_for
 from .extractors import default_extractor
 from .extractors.base import Extractor
 from .facts import Fact, Message, mentioned_entities
@@ -72,9 +74,13 @@ class Writer:
         extractor: Extractor | None = None,
         llm: LLM | None = None,
         config: WriterConfig | None = None,
+        sync: bool | None = None,
+        embed_queue: EmbedQueueSettings | None = None,
     ):
         """``extractor`` defaults to the rule extractor, or with ``llm`` to the LLM extractor
-        (one call per ``remember``) that falls back to the rules on a bad reply."""
+        (one call per ``remember``) that falls back to the rules on a bad reply. A costly embedder
+        (``cheap = False``) embeds in the background, in batches (``embed_queue.queue_for``:
+        ``sync``, ``embed_queue`` settings, ``DUALMEM_EMBED_*``)."""
         self.store = store
         self.embedder = embedder or HashingEmbedder(store.dimension)
         if self.embedder.dimension != store.dimension:
@@ -85,6 +91,17 @@ class Writer:
         self.extractor = extractor if extractor is not None else default_extractor(llm)
         self.config = config or WriterConfig()
         self.contexts = SessionContexts()  # per (user, session): what earlier messages left for the next
+        self.embed_queue = queue_for(store, self.embedder, sync, embed_queue, links=self.config.similar_links,
+                                     threshold=self.config.similar_threshold)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every queued vector is written with its links; False after ``timeout`` s."""
+        return True if self.embed_queue is None else self.embed_queue.flush(timeout)
+
+    def close(self) -> None:
+        """Flush the embedding queue and stop its thread (the store stays open); so does exit."""
+        if self.embed_queue is not None:
+            self.embed_queue.close()
 
     # -- write ----------------------------------------------------------------------------
 
@@ -162,10 +179,16 @@ class Writer:
                 )
         with self.store.reading():  # the three lookups share one read transaction (Neo4j)
             drop_exact_duplicates(self.store, user_id, pending, batch, result)
-            embed_and_link(self.store, self.embedder, user_id, pending, batch,
-                           self.config.similar_links, self.config.similar_threshold)
+            if self.embed_queue is None:
+                embed_and_link(self.store, self.embedder, user_id, pending, batch,
+                               self.config.similar_links, self.config.similar_threshold)
             link_entities(self.store, user_id, pending, batch)
-        self.store.write(batch)
+        if self.embed_queue is None:
+            self.store.write(batch)
+        else:  # stored now; their vectors and SIMILAR_TO links come later
+            with self.embed_queue.write_lock:
+                self.store.write(batch)
+            self.embed_queue.put(user_id, [v for _, v, _ in pending])
         return result
 
     def _drop_stored(self, user_id: str, messages: list[InputMessage],
@@ -372,6 +395,7 @@ class Writer:
         if not everything and source_ids is None and memory_id is None:
             raise InvalidInput("forget() needs source_ids=, memory_id= or everything=True")
         self.contexts.drop(user_id)  # a forgotten message must not live on as a pronoun's referent
+        self.flush()  # a queued text must not be embedded (and cached) after its cache entry goes
         caches = [c for c in (getattr(self.embedder, "cache", None), *self.extractor.caches())
                   if c is not None]
         # The texts are also what later messages' search texts may hold (``search_text.py``).

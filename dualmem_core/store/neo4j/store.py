@@ -48,7 +48,7 @@ from .schema import (
     schema_statements,
 )
 from .search import Search
-from .vectors import VectorCache
+from .vectors import VectorCache, VectorWrites
 from .writes import Writes
 
 T = TypeVar("T")
@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 _BACKFILL_ROWS = 10_000  # versions per transaction when a store gains a property (migrations)
 
 
-class Neo4jStore(Writes, Changes, Forget, Search, Reads, Store):
+class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
     def __init__(self, url: str, *, dimension: int | None = None, user: str | None = None,
                  password: str | None = None, database: str | None = None,
                  connection_timeout: float = 5.0, retry_seconds: float | None = None):

@@ -33,14 +33,18 @@ can miss is a neighbour in a group not searched.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING, Any
 
 import neo4j
 import numpy as np
 
+from ...timeutil import utcnow
 from ..blas import one_thread
 from ..lru import LeastRecent
+from ..models import Edge, MemoryVersion, WriteBatch
 from ..projection import grow, with_rest
 from ..vector_index import _SLACK, VectorIndex
+from . import rows as R
 from .rows import FAR_CYPHER, one
 
 CLOCK_LABEL = "UserClock"
@@ -321,3 +325,60 @@ def _above(rows: np.ndarray, scores: np.ndarray, min_score: float) -> tuple[np.n
     keep = scores >= min_score
     return rows[keep], scores[keep]
 
+
+
+if TYPE_CHECKING:
+    from .state import Neo4jState as _Store
+else:
+    _Store = object
+
+
+class VectorWrites(_Store):
+    """Vectors written after their versions (a mixin of ``Neo4jStore``): the Writer stores a
+    memory first and embeds it in the background (``writer/embed_queue.py``)."""
+
+    def _set_vectors(self, user_id: str, vectors: dict[str, np.ndarray], edges: list[Edge]) -> list[str]:
+        from ..planning import batch_external_refs
+
+        now = utcnow()
+
+        def work(tx: neo4j.ManagedTransaction) -> tuple[list[tuple[str, str, bool]], str | None, int]:
+            # The lock first (writing a property), then the check: of two writers embedding the
+            # same version, the second sees the first's vector and sets and links nothing.
+            done = [(r["id"], r["m"], r["current"]) for r in tx.run(
+                "UNWIND $rows AS row MATCH (v:MemoryVersion {id: row.id}) WHERE v.user_id = $user "
+                "SET v.user_id = v.user_id WITH v, row WHERE v.embedding IS NULL "
+                "CALL db.create.setNodeVectorProperty(v, 'embedding', row.embedding) "
+                f"RETURN v.id AS id, v.memory_id AS m, v.tx_to = {FAR_CYPHER} AS current",
+                rows=[{"id": vid, "embedding": np.asarray(v, np.float32).tolist()}
+                      for vid, v in vectors.items()], user=user_id)]
+            if not done:
+                return [], None, 0
+            linked = {m for _, m, _ in done}
+            wanted = [e for e in edges if e.src_id in linked]
+            there = {r["id"] for r in tx.run(
+                "UNWIND $ids AS id MATCH (m:Memory {id: id}) WHERE m.user_id = $user RETURN m.id AS id",
+                ids=sorted({e.dst_id for e in wanted}), user=user_id)} if wanted else set()
+            wanted = [e for e in wanted if e.dst_id in there]
+            epoch, seq = self._insert(tx, user_id, {"edges": wanted}, now,
+                                      wanted=batch_external_refs(WriteBatch(edges=wanted)))
+            tx.run("UNWIND $ids AS id MATCH (v:MemoryVersion {id: id}) SET v.seq = $seq",
+                   ids=[vid for vid, _, _ in done], seq=seq).consume()
+            return done, epoch, seq
+
+        done, epoch, seq = self._run(work)
+        if done:
+            self._vectors.written(user_id, epoch, seq,
+                                  [(vid, m, current, vectors[vid]) for vid, m, current in done])
+        return [vid for vid, _, _ in done]
+
+    def _versions_without_vector(self, user_id: str | None, limit: int) -> list[MemoryVersion]:
+        mine = "v.user_id = $user AND " if user_id is not None else ""
+
+        def work(tx: neo4j.ManagedTransaction) -> list[Any]:
+            return [r["n"] for r in tx.run(
+                f"MATCH (v:MemoryVersion) WHERE {mine}v.embedding IS NULL AND v.tx_to = {FAR_CYPHER} "
+                f"RETURN {R.projection('v', 'MemoryVersion', vector=False)} AS n "
+                "ORDER BY v.tx_from, v.id LIMIT $limit", user=user_id, limit=limit)]
+
+        return [R.to_version(p) for p in self._run(work, write=False)]

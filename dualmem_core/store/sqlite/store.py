@@ -30,7 +30,7 @@ from .kept_reads import KeptReads
 from .reads import Reads
 from .search import Search
 from .text_index import Tokenizer, UserText
-from .vectors import UserVectors
+from .vectors import UserVectors, VectorWrites
 from .writes import Writes
 
 CACHE_KIB = 65536  # SQLite page cache per connection
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # bump with any change to schema.sql that old files lack; migrate in _migrate
 
 
-class SQLiteStore(Writes, Changes, Forget, Search, Reads, Store):
+class SQLiteStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
     """One local file; safe to share between threads (each thread gets its own connection)."""
 
     def __init__(self, path: str | Path, dimension: int | None = None, *, create: bool = True,

@@ -29,14 +29,15 @@ picked, so they never thin out the results.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ...timeutil import FAR_FUTURE, to_micros
+from ...timeutil import FAR_FUTURE, to_micros, utcnow
 from ..blas import one_thread
-from ..models import SearchFilter
+from ..models import Edge, MemoryVersion, SearchFilter
 from ..projection import grow, with_rest
 from ..vector_index import _BLOCK, _SLACK, VectorIndex
 
@@ -79,6 +80,7 @@ class UserVectors(VectorIndex):
         self.cols = {name: np.zeros(0, dtype=np.int64) for name in self.COLUMNS}
         self.codes = {name: _Codes() for name in ("kind", "status", "agent", "session")}
         self.rids_sorted = True  # rows come in rid order: ``admits`` finds a rid by bisection
+        self._rid_order: np.ndarray | None = None  # rows by rid, when they came out of order
         self._masks: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # filter -> (admitted, refused)
 
     def append(self, rows: list[tuple]) -> None:
@@ -102,6 +104,7 @@ class UserVectors(VectorIndex):
             codes = self.codes[name]
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
         self._masks.clear()
+        self._rid_order = None
         self._added(self.size, need)
         self.size = need
 
@@ -263,12 +266,19 @@ class UserVectors(VectorIndex):
         embedding is not here), and if so whether the filter admits it."""
         held = np.zeros(rids.size, dtype=bool)
         admitted = np.zeros(rids.size, dtype=bool)
-        if not self.rids_sorted or self.size == 0:
+        if self.size == 0:
             return held, admitted
         column = self.cols["rid"][: self.size]
+        order = None
+        if not self.rids_sorted:  # a vector written after its version (``VectorWrites``)
+            if self._rid_order is None:
+                self._rid_order = np.argsort(column, kind="stable")
+            order = self._rid_order
+            column = column[order]
         at = np.minimum(np.searchsorted(column, rids), self.size - 1)
         held = column[at] == rids
-        admitted[held] = self._mask(flt)[at[held]]
+        rows = at if order is None else order[at]
+        admitted[held] = self._mask(flt)[rows[held]]
         return held, admitted
 
     def _mask(self, flt: SearchFilter) -> np.ndarray:
@@ -313,3 +323,71 @@ class UserVectors(VectorIndex):
                 column = c(name)
                 mask &= np.logical_or.reduce([column == code for code in codes]) if codes else False
         return mask
+
+
+if TYPE_CHECKING:
+    from .state import SQLiteState as _Store
+else:
+    _Store = object
+
+
+class VectorWrites(_Store):
+    """Vectors written after their versions (a mixin of ``SQLiteStore``): the Writer stores a
+    memory first and embeds it in the background (``writer/embed_queue.py``)."""
+
+    def _set_vectors(self, user_id: str, vectors: dict[str, np.ndarray], edges: list[Edge]) -> list[str]:
+        from ..planning import TargetState
+
+        now = to_micros(utcnow())
+        with self._tx() as conn:
+            # Only versions still without one: a second writer embedding the same memory (two
+            # Writers, or a recovery beside a live queue) sets nothing and links nothing.
+            done = [vid for vid, vector in vectors.items() if conn.execute(
+                "UPDATE versions SET embedding = ? WHERE id = ? AND user_id = ? AND embedding IS NULL",
+                (np.asarray(vector, dtype=np.float32).tobytes(), vid, user_id)).rowcount]
+            if not done:
+                return []
+            rows = conn.execute(
+                "SELECT v.rid, v.embedding, v.valid_from, v.valid_to, v.tx_from, v.tx_to, m.kind, "
+                "v.status, m.agent_id, m.session_id, v.memory_id FROM versions v "
+                "JOIN memories m ON m.id = v.memory_id WHERE v.id IN (SELECT value FROM json_each(?)) "
+                "ORDER BY v.rid", (json.dumps(done),)).fetchall()
+            linked = {r[10] for r in rows}
+            wanted = [e for e in edges if e.src_id in linked]
+            state: dict[tuple[str, str], TargetState] = self._read_state(
+                conn, {("memory", e.dst_id) for e in wanted})
+            wanted = [e for e in wanted if (s := state.get(("memory", e.dst_id))) is not None
+                      and s.user_id == user_id]
+            self._insert_rows(conn, "edges", wanted, now)
+            generation = self._bump(conn, user_id)
+        self._vectors_written(user_id, generation, [r[:10] for r in rows])
+        return done
+
+    def _vectors_written(self, user_id: str, generation: int, rows: list[tuple]) -> None:
+        """Keep the user's caches current after ``_set_vectors`` committed: the vector cache
+        gains the rows (out of rid order), the text index and kept reads are unchanged (no
+        text, source or mention changed; kept rows hold no vectors and no SIMILAR_TO edges)."""
+        with self._lock:
+            for caches in (self._kept, self._texts):
+                kept = caches.get(user_id)
+                if kept is not None and kept.generation == generation - 1:
+                    kept.generation = generation
+                elif kept is not None:
+                    del caches[user_id]
+            cache = self._caches.get(user_id)
+            if cache is not None and cache.generation == generation - 1:
+                cache.append(rows)
+                cache.generation = generation
+            elif cache is not None:
+                del self._caches[user_id]
+
+    def _versions_without_vector(self, user_id: str | None, limit: int) -> list[MemoryVersion]:
+        from . import rows as R
+
+        where, params = ("v.user_id = ? AND ", [user_id]) if user_id is not None else ("", [])
+        with self._tx(write=False) as conn:
+            found = conn.execute(
+                f"SELECT {R.prefixed(R.VERSION_COLUMNS, 'v')} FROM versions v WHERE {where}"
+                "v.embedding IS NULL AND v.tx_to = ? ORDER BY v.rid LIMIT ?",
+                (*params, FAR, limit)).fetchall()
+        return [R.to_version(r) for r in found]
