@@ -29,7 +29,7 @@ class Settings:
     char_sizes: tuple[int, ...] = (3, 4, 5)
     min_examples: int = 5  # a label with fewer positives is not learned
     l2: float = 1e-4
-    steps: int = 300
+    steps: int = 500
     learning_rate: float = 0.1
     folds: int = 3  # for choosing the threshold on the training data alone
     seed: int = 7

@@ -24,6 +24,10 @@ from .intent import Asked
 # the fixture's tune part (stale-first 13.8 -> 11.2% MiniLM, 12.1 -> 10.3% hashing; dealing within
 # the top k = 5 before); wider reaches the newest telling that ranked just below.
 NEWEST_WINDOW = 15
+# The slot reader's chance above which a message in the asked slot's words is taken to tell it of
+# someone else and not of the user: even odds, as the reader's chances of other people's slots are
+# often wrong below it ("living w my cousin in galway" reads as the cousin's at .17).
+SURELY = 0.5
 
 
 def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[str]) -> list[tuple]:
@@ -52,7 +56,8 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
         # slot's words (the reader misses what it was not taught) unless the reader reads those
         # words as told of someone else ("Sarah and her family left Chicago for Milwaukee").
         read = read_message(v.text)
-        return bool(slot & set(read.slots)) or _says(v.text, words)
+        elsewhere = max((read.others.get(s, 0.0) for s in slot), default=0.0) >= SURELY
+        return bool(slot & set(read.slots)) or (_says(v.text, words) and not elsewhere)
 
     # A fact of it that has ended ("Lucas was her boyfriend" till June) is a telling too, dealt
     # below every current one: asked who is her boyfriend now, it is what is no longer so.
