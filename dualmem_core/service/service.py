@@ -4,15 +4,19 @@ It holds the Writer, the Editor and their store, and offers the operations by on
 ``remember``, ``recall``, ``history``, ``profile``, ``forget`` (with ``forget_memory`` and
 ``forget_user``), ``edit``, ``runs``, ``rollback`` and ``health``. It takes and returns the
 library's own values (datetimes, the Writer's and Editor's dataclasses); each frontend parses its
-requests into them and shapes the results (``models.py``, ``compact.py``, the CLI's tables).
+requests into them and shapes the results (``models.py``, one set for REST and MCP; the CLI's
+tables and ``--json``).
 The checks every frontend makes the same way live here too: a memory id that names nothing of the
 user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer a health check is
 ``StoreUnavailable``.
 
 Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
 
-Each operation as the frontends name it today (they keep their public names; see the issue "Safe
-to plug into an agent" for making them the same):
+Each operation as the frontends name it. The message is ``content`` everywhere (REST's body
+field, MCP's remember argument, the CLI's positional argument); MCP still accepts ``text``, its old
+name, for one release (deprecated). REST and MCP return the same models (``models.py``: the same
+field names, times as ISO 8601 UTC with null for an open end, a forget receipt's ``deleted``
+counts); the CLI's ``--json`` is its own.
 
   service        REST (under /v1/users/{user_id})          MCP tool    CLI
   remember       POST /memories                            remember    remember, import
