@@ -31,12 +31,13 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .errors import DualmemError, InvalidInput
 from .service import MAX_HITS, MemoryService, parse_time
 from .service.compact import AgentId, AsOf, KnownAt, SaidAt, SessionId, UserId
 from .service.http_auth import BearerAuth, refusal
+from .service.invalid import describe
 from .service.models import ForgetOut, HistoryOut, RecallOut, RememberOut
 from .service.tokens import TokenFile, is_loopback, require_tokens_beyond_loopback, tokens_path
 from .writer.writer import Writer
@@ -114,11 +115,26 @@ def _guarded(ctx: Context, user_id: str, call: Callable[[], T]) -> T:
 
 # -- the server ---------------------------------------------------------------------------------
 
+class _Server(MCPServer):
+    """The SDK's server, but arguments that do not match a tool's schema are a tool error in our
+    words (``service/invalid.py``): the SDK passed on pydantic's text, its error codes and a link
+    to errors.pydantic.dev."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            raise ToolError(f"{name} was called with arguments it cannot take: "
+                            f"{describe(exc.__cause__.errors())}") from exc.__cause__
+
+
 def build_server(memory: MemoryService | Writer) -> MCPServer:
     """An MCP server whose four tools call ``memory`` (a ``MemoryService``, or a bare Writer)."""
     if not isinstance(memory, MemoryService):
         memory = MemoryService(memory)
-    server = MCPServer("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
         description=(

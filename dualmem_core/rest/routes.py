@@ -32,7 +32,6 @@ from ..service.models import (
     RememberIn,
     RememberOut,
     Time,
-    ValidationErrorOut,
 )
 
 MAX_K = MAX_HITS
@@ -43,7 +42,7 @@ async def _services(request: Request) -> MemoryService:
 
 
 def _errors(*codes: int) -> dict[int | str, dict]:
-    return {code: {"model": ErrorOut | ValidationErrorOut if code == 422 else ErrorOut} for code in codes}
+    return {code: {"model": ErrorOut} for code in codes}
 
 
 ServicesDep = Annotated[MemoryService, Depends(_services)]

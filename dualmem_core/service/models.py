@@ -323,15 +323,6 @@ class ErrorOut(BaseModel):
                         examples=["user 'u2' has no memory 'mem_01a2…'"])
 
 
-class ValidationErrorOut(BaseModel):
-    """FastAPI's own shape, for a request that does not match the schema."""
-
-    detail: list[dict[str, Any]] = Field(
-        examples=[[{"type": "datetime_from_date_parsing", "loc": ["query", "as_of"], "msg": "Input should be "
-                    "a valid datetime or date, input is too short", "input": "2025"}]]
-    )
-
-
 class HealthOut(BaseModel):
     status: Literal["ok"]
     backend: str = Field(description="The store's backend.", examples=["sqlite"])

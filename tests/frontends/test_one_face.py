@@ -103,3 +103,62 @@ def test_a_remember_through_both_servers_answers_the_same_fields(rest: httpx.Cli
     receipt = rest.request("DELETE", "/v1/users/u-same/memories", params={"source_id": "m1"}).json()
     assert set(forgot.structured_content) == set(receipt)
     assert forgot.structured_content["deleted"] == receipt["deleted"] and receipt["deleted"]["episodes"] == 1
+
+
+# -- 2. REST validation errors in the one error shape -------------------------------------------
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "detail"), [
+    ("GET", "/recall", {"params": {"q": "where", "as_of": "yesterday"}},
+     "query.as_of: is not an ISO 8601 date or date-time; write e.g. 2026-02-01 or 2026-02-01T18:00:00Z"),
+    ("GET", "/recall", {"params": {"q": "where", "k": "many"}}, "query.k: must be a whole number"),
+    ("GET", "/recall", {"params": {"q": "where", "k": 1000}}, "query.k: must be at most 100"),
+    ("GET", "/recall", {}, "query.q: is required"),
+    ("POST", "/memories", {"json": {"content": "hi", "colour": "blue"}},
+     "body.colour: is not a field this request takes; check its name"),
+    ("POST", "/memories", {"json": {"text": "hi"}},
+     "body.content: is required; body.text: is not a field this request takes; check its name"),
+    ("POST", "/memories", {"json": {"content": 5}}, "body.content: must be text (a string) or a list"),
+    ("POST", "/memories", {"json": {"content": [{"content": "hi", "role": "boss"}]}},
+     "body.content[0].role: must be one of 'user', 'assistant', 'system' or 'tool'"),
+    ("POST", "/memories", {"content": b"{not json", "headers": {"Content-Type": "application/json"}},
+     "body: is not valid JSON (at character 1); send one JSON object"),
+], ids=["time", "k-type", "k-range", "missing-q", "extra", "text-not-content", "union", "nested", "json"])
+def test_rest_validation_errors_have_the_error_shape_and_our_words(rest: httpx.Client, method: str, path: str,
+                                                                   kwargs: dict, detail: str) -> None:
+    r = rest.request(method, f"/v1/users/u-bad{path}", **kwargs)
+    assert r.status_code == 422, r.text
+    assert r.json() == {"error": "InvalidInput", "detail": detail}
+    assert "pydantic" not in r.text
+
+
+def test_the_openapi_document_declares_the_one_422_shape(rest: httpx.Client) -> None:
+    doc = rest.get("/openapi.json").json()
+    recall = doc["paths"]["/v1/users/{user_id}/recall"]["get"]["responses"]["422"]
+    assert recall["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
+    assert "HTTPValidationError" not in doc["components"]["schemas"]
+
+
+# -- 3. MCP argument errors in our words ----------------------------------------------------------
+
+
+def test_mcp_argument_errors_name_the_field_and_the_problem_without_a_link(env: None, tmp_path: Path) -> None:
+    results, _ = mcp_calls(
+        tmp_path / "memory.db",
+        ("recall", {"query": "where"}),
+        ("recall", {"user_id": "u1", "query": "where", "k": "many"}),
+        ("recall", {"user_id": "u1", "query": "where", "k": 1000}),
+        ("remember", {"user_id": "u1", "content": "I live in Oslo.", "role": "boss"}),
+        ("forget", {"user_id": "u1", "source_ids": "m1"}),
+    )
+    said = [text_of(r) for r in results]
+    assert all(r.is_error for r in results), said
+    assert said == [
+        "recall was called with arguments it cannot take: user_id: is required",
+        "recall was called with arguments it cannot take: k: must be a whole number",
+        "recall was called with arguments it cannot take: k: must be at most 100",
+        "remember was called with arguments it cannot take: role: must be one of 'user', 'assistant', "
+        "'system' or 'tool'",
+        "forget was called with arguments it cannot take: source_ids: must be a list",
+    ]
+    assert not any("pydantic" in s or "http" in s for s in said)
