@@ -162,3 +162,19 @@ def test_mcp_argument_errors_name_the_field_and_the_problem_without_a_link(env: 
         "forget was called with arguments it cannot take: source_ids: must be a list",
     ]
     assert not any("pydantic" in s or "http" in s for s in said)
+
+
+# -- 4. docs/rest.md names what the server serves ---------------------------------------------------
+
+
+def test_every_server_path_docs_rest_md_names_is_served(rest: httpx.Client) -> None:
+    """docs/rest.md listed /redoc (a 404) and called /docs a Swagger UI (a static page)."""
+    text = (ROOT / "docs" / "rest.md").read_text()
+    named = {part for part in text.split("`")[1::2]
+             if part.startswith("/") and "{" not in part and " " not in part and "…" not in part}
+    assert {"/docs", "/openapi.json", "/healthz"} <= named
+    answers = {path: rest.get(path).status_code for path in named}
+    assert all(code != 404 for code in answers.values()), answers
+    for line in text.splitlines():
+        if "`/docs`" in line:
+            assert "Swagger" not in line, line  # the page is static: no Swagger UI is served
