@@ -78,7 +78,8 @@ def open_memory(args: argparse.Namespace, *, create: bool = False):
     from ..settings import resolve_settings
 
     settings = resolve_settings(args.store, args.embedder, args.config)
-    with MemoryService.open(settings.store_url, settings.config, create=create) as services:
+    with MemoryService.open(settings.store_url, settings.config, create=create,
+                            max_message_chars=settings.max_message_chars) as services:
         if services.created_note():
             print(f"dualmem: {services.created_note()}", file=sys.stderr)
         yield services

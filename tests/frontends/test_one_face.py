@@ -3,6 +3,9 @@ frontends: a uvicorn server and httpx, the MCP SDK's own client, ``dualmem`` sub
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -178,3 +181,65 @@ def test_every_server_path_docs_rest_md_names_is_served(rest: httpx.Client) -> N
     for line in text.splitlines():
         if "`/docs`" in line:
             assert "Swagger" not in line, line  # the page is static: no Swagger UI is served
+
+
+# -- 5. one message size limit for every frontend ------------------------------------------------------
+
+LIMIT_WORDS = ("characters; one message may have at most", "max_message_chars", "DUALMEM_MAX_MESSAGE_CHARS",
+               "A long document is yours to split")
+
+
+def dualmem(*argv: str, env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The installed ``dualmem`` entry point, on this checkout's code."""
+    exe = Path(sys.executable).with_name("dualmem")
+    return subprocess.run([str(exe), *argv], capture_output=True, text=True, timeout=120, input=stdin,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
+
+
+def test_the_cli_refuses_a_message_over_the_default_limit(env: None, tmp_path: Path) -> None:
+    """Issue 36: `dualmem remember` took a 1 MB message (10.7 s of extraction); now 100,000 characters."""
+    store = f"sqlite:///{tmp_path / 'memory.db'}"
+    long = "I live in Oslo. " * 6251  # 100,016 characters, 100,015 once the CLI strips it
+    done = dualmem("remember", "--store", store, "--user", "u1", "-", env={}, stdin=long)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "content has 100,015 characters; one message may have at most 100,000" in done.stderr
+    assert all(words in done.stderr for words in LIMIT_WORDS) and "Traceback" not in done.stderr
+    assert not (tmp_path / "memory.db").exists()  # refused before the store was opened
+
+
+def test_one_limit_for_the_cli_rest_and_mcp(env: None, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DUALMEM_MAX_MESSAGE_CHARS", "40")
+    fits, over = "I live in Oslo.", "I live in Oslo and I work at Acme in Bergen."  # 15 and 44 characters
+    store = f"sqlite:///{tmp_path / 'cli.db'}"
+    cli = [dualmem("remember", "--store", store, "--user", "u1", text, env={}) for text in (fits, over)]
+    assert cli[0].returncode == 0, cli[0].stderr
+    assert cli[1].returncode == 1
+    assert "content has 44 characters; one message may have at most 40" in cli[1].stderr
+
+    server = LiveServer(create_app(f"sqlite:///{tmp_path / 'rest.db'}")).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            ok = http.post("/v1/users/u1/memories", json={"content": fits})
+            one = http.post("/v1/users/u1/memories", json={"content": over})
+            listed = http.post("/v1/users/u1/memories",
+                               json={"content": [{"content": fits}, {"content": over}]})
+    finally:
+        server.stop()
+    assert ok.status_code == 201, ok.text
+    assert one.status_code == 422 and one.json()["error"] == "InvalidInput"
+    assert one.json()["detail"].startswith("content has 44 characters; one message may have at most 40")
+    assert listed.status_code == 422 and listed.json()["detail"].startswith("content[1] has 44 characters")
+    assert all(words in one.json()["detail"] for words in LIMIT_WORDS)
+
+    (small, big), _ = mcp_calls(tmp_path / "mcp.db", ("remember", {"user_id": "u1", "content": fits}),
+                                ("remember", {"user_id": "u1", "content": over}))
+    assert not small.is_error and big.is_error
+    assert text_of(big).endswith(one.json()["detail"])  # the same words on every frontend
+
+
+def test_a_bad_limit_setting_is_refused_naming_it(env: None, tmp_path: Path) -> None:
+    done = dualmem("recall", "--store", f"sqlite:///{tmp_path / 'm.db'}", "--user", "u1", "x",
+                   env={"DUALMEM_MAX_MESSAGE_CHARS": "lots"})
+    assert done.returncode == 1 and "DUALMEM_MAX_MESSAGE_CHARS='lots' should be a whole number" in done.stderr
+
