@@ -243,3 +243,24 @@ def test_a_bad_limit_setting_is_refused_naming_it(env: None, tmp_path: Path) -> 
                    env={"DUALMEM_MAX_MESSAGE_CHARS": "lots"})
     assert done.returncode == 1 and "DUALMEM_MAX_MESSAGE_CHARS='lots' should be a whole number" in done.stderr
 
+
+# -- 6. CLI times at the ends of the calendar -------------------------------------------------------
+
+
+@pytest.mark.parametrize("when", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_cli_times_off_the_ends_of_the_calendar_are_usage_errors_with_the_reason(env: None, tmp_path: Path,
+                                                                                 when: str) -> None:
+    """Issue 36: `dualmem recall --as-of 0001-01-01T00:00:00+14:00` said "unexpected error: OverflowError"."""
+    store = f"sqlite:///{tmp_path / 'memory.db'}"
+    made = dualmem("remember", "--store", store, "--user", "u1", "I live in Oslo.", env={})
+    assert made.returncode == 0, made.stderr
+    for argv in (["recall", "--as-of", when, "where"], ["recall", "--known-at", when, "where"],
+                 ["remember", "--at", when, "I live in Rome."]):
+        done = dualmem(argv[0], "--store", store, "--user", "u1", *argv[1:], env={})
+        assert done.returncode == 2, (argv, done.stderr)
+        assert f"{when} falls outside the calendar once converted to UTC" in done.stderr, done.stderr
+        assert "give a time between 0001-01-02 and 9999-12-30" in done.stderr
+        assert "unexpected error" not in done.stderr and "Traceback" not in done.stderr
+    inside = dualmem("recall", "--store", store, "--user", "u1", "--as-of", "9999-12-31T23:59:59Z", "where",
+                     env={})
+    assert inside.returncode == 0, inside.stderr
