@@ -310,6 +310,19 @@ class EditorRunOut(BaseModel):
                    duration_s=run.duration_s, applied_at=run.applied_at, rollback_of=run.rollback_of)
 
 
+class RollbackOut(EditorRunOut):
+    """The rollback of a run: made now, or (``already_rolled_back``) the one made before."""
+
+    already_rolled_back: bool = Field(
+        False, description="True when the run had been rolled back before: this is that earlier rollback, "
+        "and nothing was undone this time."
+    )
+
+    @classmethod
+    def of_rollback(cls, run: EditorRun, *, already: bool) -> RollbackOut:
+        return cls(**EditorRunOut.of(run).model_dump(), already_rolled_back=already)
+
+
 class EditorRunsOut(BaseModel):
     runs: list[EditorRunOut] = Field(description="Every published run and rollback, oldest first.")
 

@@ -264,3 +264,28 @@ def test_cli_times_off_the_ends_of_the_calendar_are_usage_errors_with_the_reason
     inside = dualmem("recall", "--store", store, "--user", "u1", "--as-of", "9999-12-31T23:59:59Z", "where",
                      env={})
     assert inside.returncode == 0, inside.stderr
+
+
+# -- 7. REST marks a second rollback of the same run ------------------------------------------------
+
+
+def test_rest_marks_a_second_rollback_as_already_rolled_back(rest: httpx.Client) -> None:
+    """Issue 36: the second rollback answered the first one again, counts and all, unmarked (the CLI's
+    --json says already_rolled_back)."""
+    user = "u-twice"
+    for text, at, source in (("I live in Seattle.", "2024-01-10T09:00:00Z", "m1"),
+                             ("I moved to Portland last week.", "2025-06-10T09:00:00Z", "m2")):
+        made = rest.post(f"/v1/users/{user}/memories", json={"content": text, "at": at, "source_id": source})
+        assert made.status_code == 201, made.text
+    run = rest.post(f"/v1/users/{user}/editor/runs").json()
+    assert run["operations"] > 0, run
+    first = rest.post(f"/v1/users/{user}/editor/runs/{run['run_id']}/rollback")
+    assert first.status_code == 200 and first.json()["already_rolled_back"] is False, first.text
+    second = rest.post(f"/v1/users/{user}/editor/runs/{run['run_id']}/rollback")
+    assert second.status_code == 200, second.text
+    same = ("run_id", "kind", "rollback_of", "operations", "counts", "applied_at")
+    assert {k: second.json()[k] for k in same} == {k: first.json()[k] for k in same}
+    assert second.json()["already_rolled_back"] is True
+    kinds = [r["kind"] for r in rest.get(f"/v1/users/{user}/editor/runs").json()["runs"]]
+    assert kinds == ["edit", "rollback"]  # nothing new was recorded
+    assert rest.post(f"/v1/users/{user}/editor/runs/run-nope/rollback").status_code == 404

@@ -224,6 +224,7 @@ def test_editor_run_list_and_rollback(client: httpx.Client) -> None:
     assert {h["memory_id"]: h["current"] for h in _recall(client, user)}[seattle] is True
     twice = client.post(f"/v1/users/{user}/editor/runs/{run['run_id']}/rollback")
     assert twice.status_code == 200 and twice.json()["run_id"] == undo["run_id"]
+    assert undo["already_rolled_back"] is False and twice.json()["already_rolled_back"] is True
     kinds = [r["kind"] for r in client.get(f"/v1/users/{user}/editor/runs").json()["runs"]]
     assert kinds == ["edit", "rollback"]
 
