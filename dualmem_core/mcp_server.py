@@ -31,23 +31,14 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .errors import DualmemError, InvalidInput
 from .service import MAX_HITS, MemoryService, parse_time
-from .service.compact import (
-    AgentId,
-    AsOf,
-    ForgetOut,
-    HistoryOut,
-    KnownAt,
-    RecallOut,
-    RememberOut,
-    SaidAt,
-    SessionId,
-    UserId,
-)
+from .service.compact import AgentId, AsOf, KnownAt, SaidAt, SessionId, UserId
 from .service.http_auth import BearerAuth, refusal
+from .service.invalid import describe
+from .service.models import ForgetOut, HistoryOut, RecallOut, RememberOut
 from .service.tokens import TokenFile, is_loopback, require_tokens_beyond_loopback, tokens_path
 from .writer.writer import Writer
 
@@ -82,7 +73,7 @@ def _render_history(out: HistoryOut) -> str:
     lines = [f"Memory {out.memory_id}, sources: {', '.join(out.sources) or 'none'}"]
     for v in out.versions:
         lines.append(f"- [{v.status}] {v.text} (valid {v.valid_from or '?'} to {v.valid_to or 'now'}; "
-                     f"believed {v.believed_from or '?'} to {v.believed_to or 'now'})")
+                     f"believed {v.tx_from} to {v.tx_to or 'now'})")
     if out.superseded_by:
         lines.append(f"Superseded by: {', '.join(out.superseded_by)}")
     if out.supersedes:
@@ -93,6 +84,19 @@ def _render_history(out: HistoryOut) -> str:
 def _result(out: BaseModel, text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)],
                           structured_content=out.model_dump(mode="json"))
+
+
+def _content(content: str | None, text: str | None) -> str:
+    """The message of a remember call: ``content``, or ``text``, its deprecated old name."""
+    if content is not None and text is not None:
+        raise InvalidInput("remember got both content and text; pass the message once, as content "
+                           "(text is its deprecated old name)")
+    message = content if content is not None else text
+    if message is None:
+        raise InvalidInput("remember needs content: the message, in the speaker's own words")
+    if text is not None:
+        log.warning("remember was called with text, the deprecated name of content; pass content")
+    return message
 
 
 def _guarded(ctx: Context, user_id: str, call: Callable[[], T]) -> T:
@@ -111,11 +115,26 @@ def _guarded(ctx: Context, user_id: str, call: Callable[[], T]) -> T:
 
 # -- the server ---------------------------------------------------------------------------------
 
+class _Server(MCPServer):
+    """The SDK's server, but arguments that do not match a tool's schema are a tool error in our
+    words (``service/invalid.py``): the SDK passed on pydantic's text, its error codes and a link
+    to errors.pydantic.dev."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            raise ToolError(f"{name} was called with arguments it cannot take: "
+                            f"{describe(exc.__cause__.errors())}") from exc.__cause__
+
+
 def build_server(memory: MemoryService | Writer) -> MCPServer:
     """An MCP server whose four tools call ``memory`` (a ``MemoryService``, or a bare Writer)."""
     if not isinstance(memory, MemoryService):
         memory = MemoryService(memory)
-    server = MCPServer("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(
         description=(
@@ -131,7 +150,9 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
     def remember(
         ctx: Context,
         user_id: UserId,
-        text: Annotated[str, Field(min_length=1, description="The message, in the speaker's own words.")],
+        content: Annotated[str | None, Field(
+            description="The message, in the speaker's own words. Required (`text` is accepted "
+                        "instead for now: deprecated, and to be removed in a later release).")] = None,
         session_id: SessionId = None,
         agent_id: AgentId = None,
         source_id: Annotated[str | None, Field(
@@ -140,9 +161,12 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         at: SaidAt = None,
         role: Annotated[Literal["user", "assistant", "system", "tool"], Field(
             description="Who said it; only the user's words are mined for facts.")] = "user",
+        text: Annotated[str | None, Field(
+            description="Deprecated: the old name of `content`, accepted for now; pass `content`.")] = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         def call() -> CallToolResult:
-            out = RememberOut.of(memory.remember(text, user_id=user_id, session_id=session_id,
+            message = _content(content, text)
+            out = RememberOut.of(memory.remember(message, user_id=user_id, session_id=session_id,
                                                  agent_id=agent_id, at=parse_time(at, "at"),
                                                  source_id=source_id, role=role))
             if out.already_stored:
@@ -174,9 +198,10 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
         agent_id: Annotated[str | None, Field(description="Only memories this agent wrote.")] = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         def call() -> CallToolResult:
-            out = RecallOut.of(memory.recall(query, user_id=user_id, k=k, as_of=parse_time(as_of, "as_of"),
-                                             known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
-                                             session_id=session_id))
+            hits = memory.recall(query, user_id=user_id, k=k, as_of=parse_time(as_of, "as_of"),
+                                 known_at=parse_time(known_at, "known_at"), agent_id=agent_id,
+                                 session_id=session_id)
+            out = RecallOut.of(query, hits)
             return _result(out, _render_recall(out))
         return _guarded(ctx, user_id, call)
 
@@ -223,10 +248,10 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
     ) -> Annotated[CallToolResult, ForgetOut]:
         def call() -> CallToolResult:
             out = ForgetOut.of(memory.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
-                                             everything=everything))
-            total = sum(out.deleted_counts.values())
+                                             everything=everything), user_id)
+            total = sum(out.deleted.values())
             text = (f"Deleted {total} records: " + ", ".join(f"{n} {kind}" for kind, n in
-                                                            out.deleted_counts.items() if n)
+                                                            out.deleted.items() if n)
                     if total else "Nothing matched; nothing was deleted.")
             return _result(out, text)
         return _guarded(ctx, user_id, call)

@@ -7,6 +7,7 @@ default. The config file is TOML, found at ``--config PATH``, else ``DUALMEM_CON
     store = "sqlite:////home/me/dualmem/memory.db"   # DUALMEM_STORE
     store_cache_users = 64                            # DUALMEM_STORE_CACHE_USERS
     allowed_hosts = "memory.internal"                 # DUALMEM_ALLOWED_HOSTS (serve)
+    max_message_chars = 100000                        # DUALMEM_MAX_MESSAGE_CHARS
     embedder = "hashing"                              # DUALMEM_EMBEDDER
 
     [llm]                # DUALMEM_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _MAX_RETRIES
@@ -38,10 +39,14 @@ from .errors import DualmemError, ProviderConfigError, StoreConfigError
 from .providers.config import ProviderConfig
 from .store import ENV_STORE, default_store_url
 from .store.lru import ENV_CACHE_USERS, parse_cache_users
+from .store.validate import MAX_TEXT_CHARS
 
 ENV_CONFIG = "DUALMEM_CONFIG"
 # names the REST server answers to besides loopback and its bind host (rest/hosts.py)
 ENV_ALLOWED_HOSTS = "DUALMEM_ALLOWED_HOSTS"
+# the longest message remember takes, in characters, on every frontend (service.MemoryService)
+ENV_MAX_MESSAGE_CHARS = "DUALMEM_MAX_MESSAGE_CHARS"
+DEFAULT_MAX_MESSAGE_CHARS = 100_000
 
 # config file key (section.name) -> (environment variable, accepted TOML types)
 _STR, _INT, _NUM = (str,), (int,), (int, float)
@@ -50,6 +55,7 @@ FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
     # users whose caches a long-lived process (serve, mcp --http) keeps; see store/lru.py
     "store_cache_users": (ENV_CACHE_USERS, _INT),
     "allowed_hosts": (ENV_ALLOWED_HOSTS, _STR),
+    "max_message_chars": (ENV_MAX_MESSAGE_CHARS, _INT),
     "embedder": ("DUALMEM_EMBEDDER", _STR),
     "llm.model": ("DUALMEM_LLM_MODEL", _STR),
     "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
@@ -119,6 +125,22 @@ class EmbedQueueSettings:
                    block_ms=value(ENV_EMBED_QUEUE_BLOCK_MS, float, base.block_ms))
 
 
+def max_message_chars(environ: Mapping[str, str] | None = None) -> int:
+    """The longest message ``remember`` takes, in characters: ``DUALMEM_MAX_MESSAGE_CHARS``, else
+    100,000 (a long chat message is a few thousand). At most the store's own limit per text."""
+    env = os.environ if environ is None else environ
+    raw = env.get(ENV_MAX_MESSAGE_CHARS, "").strip()
+    if not raw:
+        return DEFAULT_MAX_MESSAGE_CHARS
+    value = int(raw) if raw.isdigit() else 0
+    if not 0 < value <= MAX_TEXT_CHARS:
+        raise StoreConfigError(
+            f"{ENV_MAX_MESSAGE_CHARS}={raw!r} should be a whole number of characters from 1 to "
+            f"{MAX_TEXT_CHARS:,} (the store's own limit); the default is {DEFAULT_MAX_MESSAGE_CHARS:,}"
+        )
+    return value
+
+
 class ConfigFileError(DualmemError):
     """The config file is missing, is not TOML, or holds an unknown key or a value of the wrong type."""
 
@@ -133,6 +155,7 @@ class Settings:
     origins: dict[str, str] = field(default_factory=dict)  # variable name -> "flag", "environment", ...
     store_cache_users: int | None = None  # None: the store's default (or its environment variable)
     allowed_hosts: str | None = None  # DUALMEM_ALLOWED_HOSTS, comma-separated; None: loopback and bind host
+    max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS  # DUALMEM_MAX_MESSAGE_CHARS
 
 
 def default_config_path() -> Path:
@@ -224,10 +247,11 @@ def resolve_settings(
     users = merged.get(ENV_CACHE_USERS, "").strip()
     try:  # said now, not when a server opens the store
         users_bound = parse_cache_users(users) if users else None
+        longest = max_message_chars(merged)
     except StoreConfigError as exc:
         raise StoreConfigError(_with_origin(str(exc), origins)) from None
     return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
-                    users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None)
+                    users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None, longest)
 
 
 def _with_origin(message: str, origins: Mapping[str, str]) -> str:
@@ -261,5 +285,6 @@ def provider_environ(settings: Settings) -> dict[str, str]:
         "DUALMEM_CACHE_MODE": c.cache_mode.value,
         ENV_CACHE_USERS: settings.store_cache_users,
         ENV_ALLOWED_HOSTS: settings.allowed_hosts,
+        ENV_MAX_MESSAGE_CHARS: settings.max_message_chars,
     }
     return {name: str(value) for name, value in values.items() if value is not None}

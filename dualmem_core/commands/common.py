@@ -15,8 +15,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..errors import DualmemError
-from ..service.times import read_time
+from ..errors import DualmemError, InvalidInput
+from ..service.times import as_utc, read_time
 from ..timeutil import EARLIEST, is_open
 
 TIME_HELP = (
@@ -78,18 +78,25 @@ def open_memory(args: argparse.Namespace, *, create: bool = False):
     from ..settings import resolve_settings
 
     settings = resolve_settings(args.store, args.embedder, args.config)
-    with MemoryService.open(settings.store_url, settings.config, create=create) as services:
+    with MemoryService.open(settings.store_url, settings.config, create=create,
+                            max_message_chars=settings.max_message_chars) as services:
         if services.created_note():
             print(f"dualmem: {services.created_note()}", file=sys.stderr)
         yield services
 
 
 def iso_time(text: str) -> datetime:
-    """An argparse type: an ISO 8601 date or date-time, UTC when it has no offset."""
+    """An argparse type: an ISO 8601 date or date-time, UTC when it has no offset, as a UTC moment
+    (``as_utc``, as REST and MCP read times): a moment UTC cannot hold (0001-01-01T00:00+14:00) is
+    a usage error saying so, where it was an OverflowError later."""
     try:
-        return read_time(text)
+        moment = read_time(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date-time; use {TIME_HELP}") from None
+    try:
+        return as_utc(moment)
+    except InvalidInput as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int(text: str) -> int:

@@ -7,6 +7,7 @@ import sys
 
 from ..errors import InvalidInput
 from ..service import MemoryService
+from ..settings import resolve_settings
 from ..timeutil import EARLIEST, FAR_FUTURE
 from ..writer.inputs import ROLES
 from .common import (
@@ -30,6 +31,8 @@ def remember(args: argparse.Namespace) -> int:
         where = " (stdin)" if args.text == "-" else ""
         raise InvalidInput(f"nothing to remember: the text{where} is empty")
     MemoryService.check_user(args.user)  # before the store is opened: a refused call creates nothing
+    MemoryService.check_message_size(text.strip(), resolve_settings(args.store, args.embedder,
+                                                                    args.config).max_message_chars)
     with open_memory(args, create=True) as memory:
         result = memory.remember(
             text.strip(), user_id=args.user, session_id=args.session, agent_id=args.agent, at=args.at,

@@ -10,11 +10,13 @@ from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from ..errors import DualmemError
 from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
 from ..service.http_auth import BearerAuth, FailureLimit
+from ..service.invalid import describe
 from ..service.tokens import TokenFile, require_tokens_beyond_loopback, tokens_path
 from .docs import docs_page
 from .hosts import HostCheck, allowed_hosts
@@ -33,8 +35,9 @@ profile and forget, and the Editor's runs and rollbacks, each scoped to the user
 
 Times are ISO 8601 dates or date-times (`2026-03-02`, `2026-03-02T18:00:00+01:00`), UTC when
 they have no offset. An open interval end, or an unknown start, is `null`.
-Errors are `{"error": <type>, "detail": <what was wrong and what to do>}`, except request
-validation errors, which keep FastAPI's 422 shape (`{"detail": [...]}`).
+Every error is `{"error": <type>, "detail": <what was wrong and what to do>}`; a request that
+does not match the schema is 422 `{"error": "InvalidInput", "detail": "query.as_of: is not an ISO
+8601 date ..."}`, each problem after the place it was found (`body.content[0].role`).
 
 Once any API token exists (`dualmem token create`), and always when served beyond loopback, every
 request but `/healthz` and these docs needs `Authorization: Bearer <token>` (else 401), and a token
@@ -84,6 +87,11 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         return HTMLResponse(docs_page(app.openapi()))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own {"detail": [...]} was the one error not in our shape, with pydantic's words
+        return JSONResponse({"error": "InvalidInput", "detail": describe(exc.errors())}, status_code=422)
 
     @app.exception_handler(DualmemError)
     async def dualmem_error(request: Request, exc: DualmemError) -> JSONResponse:

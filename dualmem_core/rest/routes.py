@@ -31,8 +31,8 @@ from ..service.models import (
     RecallOut,
     RememberIn,
     RememberOut,
+    RollbackOut,
     Time,
-    ValidationErrorOut,
 )
 
 MAX_K = MAX_HITS
@@ -43,7 +43,7 @@ async def _services(request: Request) -> MemoryService:
 
 
 def _errors(*codes: int) -> dict[int | str, dict]:
-    return {code: {"model": ErrorOut | ValidationErrorOut if code == 422 else ErrorOut} for code in codes}
+    return {code: {"model": ErrorOut} for code in codes}
 
 
 ServicesDep = Annotated[MemoryService, Depends(_services)]
@@ -175,11 +175,13 @@ def rollback(
     services: ServicesDep,
     cascade: Annotated[bool, Query(
         description="Also roll back later runs that changed the same memories, newest first.")] = False,
-) -> EditorRunOut:
+) -> RollbackOut:
     """Undo one Editor run exactly, keeping everything written since. Rolling back twice returns the
-    first rollback; rolling back a rollback is refused (422); a later overlapping run refuses (409)
-    unless ``cascade``."""
-    return EditorRunOut.of(services.rollback(run_id, user_id=user_id, cascade=cascade))
+    first rollback with ``already_rolled_back: true`` (nothing undone this time); rolling back a
+    rollback is refused (422); a later overlapping run refuses (409) unless ``cascade``."""
+    earlier = services.rollback_of(run_id, user_id=user_id)  # asked first, as the CLI does
+    run = earlier or services.rollback(run_id, user_id=user_id, cascade=cascade)
+    return RollbackOut.of_rollback(run, already=earlier is not None)
 
 
 health = APIRouter(tags=["health"])

@@ -1,8 +1,9 @@
 """The layer every frontend (the CLI, the MCP server, the REST API) shares.
 
 - ``service.py``: ``MemoryService``, the operations by one name each, with the shared checks;
-- ``models.py``: the full request and response models (the REST API's JSON); ``compact.py``: the
-  shorter ones the MCP tools return (both import pydantic, so only the servers load them);
+- ``models.py``: the request and response models, one set for the REST API and the MCP tools;
+  ``compact.py``: the MCP tools' parameter descriptions (both import pydantic, so only the
+  servers load them);
 - ``times.py``: times in, as every frontend reads them; ``errors.py``: errors out (REST statuses,
   redaction, the shared "no such memory"); ``extras.py``: the message for a missing optional package.
 """

@@ -1,6 +1,7 @@
 """The request and response models of the frontends, and their conversion from the Writer's and
-Editor's dataclasses: the full shapes (the REST API's JSON, and its OpenAPI description).
-``compact.py`` holds the shorter shapes the MCP tools return.
+Editor's dataclasses: one set for both servers, the REST API's JSON (and its OpenAPI description)
+and the MCP tools' structured results (and their output schemas). ``compact.py`` holds only the
+MCP tools' parameter descriptions.
 
 Open interval ends (the store's 9999-12-31 sentinel) and unknown starts are ``null`` here, so a
 client never has to know the sentinel. Times in are ISO 8601 dates or date-times, read as UTC when
@@ -174,6 +175,10 @@ class RecallOut(BaseModel):
     query: str = Field(examples=["Where does the user live?"])
     hits: list[HitOut] = Field(description="Best first.")
 
+    @classmethod
+    def of(cls, query: str, hits: list[Hit]) -> RecallOut:
+        return cls(query=query, hits=[HitOut.of(h) for h in hits])
+
 
 class VersionOut(BaseModel):
     version_id: str
@@ -243,12 +248,24 @@ class ForgetOut(BaseModel):
     kept_memory_ids: list[str] = Field(
         description="Memories that also came from other messages: they lost only this provenance."
     )
+    deleted: dict[str, int] = Field(
+        default_factory=dict,
+        description="How many records of each kind were deleted (for everything of a user, the only "
+        "part filled in: the id lists are then empty).",
+        examples=[{"episodes": 1, "memories": 2, "entities": 0, "versions": 2, "edges": 5}],
+    )
 
     @classmethod
-    def of(cls, r: ForgetReceipt) -> ForgetOut:
+    def of(cls, r: ForgetReceipt | dict[str, int], user_id: str = "") -> ForgetOut:
+        if isinstance(r, dict):  # everything of the user: the store reports counts per kind
+            return cls(user_id=user_id, source_ids=[], episode_ids=[], memory_ids=[], entity_ids=[],
+                       versions=r.get("versions", 0), edges=r.get("edges", 0), kept_memory_ids=[],
+                       deleted=dict(r))
         return cls(user_id=r.user_id, source_ids=r.source_ids, episode_ids=r.episode_ids,
                    memory_ids=r.memory_ids, entity_ids=r.entity_ids, versions=r.versions, edges=r.edges,
-                   kept_memory_ids=r.kept_memory_ids)
+                   kept_memory_ids=r.kept_memory_ids,
+                   deleted={"episodes": len(r.episode_ids), "memories": len(r.memory_ids),
+                            "entities": len(r.entity_ids), "versions": r.versions, "edges": r.edges})
 
 
 class ForgetUserOut(BaseModel):
@@ -293,6 +310,19 @@ class EditorRunOut(BaseModel):
                    duration_s=run.duration_s, applied_at=run.applied_at, rollback_of=run.rollback_of)
 
 
+class RollbackOut(EditorRunOut):
+    """The rollback of a run: made now, or (``already_rolled_back``) the one made before."""
+
+    already_rolled_back: bool = Field(
+        False, description="True when the run had been rolled back before: this is that earlier rollback, "
+        "and nothing was undone this time."
+    )
+
+    @classmethod
+    def of_rollback(cls, run: EditorRun, *, already: bool) -> RollbackOut:
+        return cls(**EditorRunOut.of(run).model_dump(), already_rolled_back=already)
+
+
 class EditorRunsOut(BaseModel):
     runs: list[EditorRunOut] = Field(description="Every published run and rollback, oldest first.")
 
@@ -304,15 +334,6 @@ class ErrorOut(BaseModel):
     error: str = Field(description="The error type.", examples=["NotFound"])
     detail: str = Field(description="What was wrong and what to do.",
                         examples=["user 'u2' has no memory 'mem_01a2…'"])
-
-
-class ValidationErrorOut(BaseModel):
-    """FastAPI's own shape, for a request that does not match the schema."""
-
-    detail: list[dict[str, Any]] = Field(
-        examples=[[{"type": "datetime_from_date_parsing", "loc": ["query", "as_of"], "msg": "Input should be "
-                    "a valid datetime or date, input is too short", "input": "2025"}]]
-    )
 
 
 class HealthOut(BaseModel):

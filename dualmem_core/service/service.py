@@ -4,15 +4,19 @@ It holds the Writer, the Editor and their store, and offers the operations by on
 ``remember``, ``recall``, ``history``, ``profile``, ``forget`` (with ``forget_memory`` and
 ``forget_user``), ``edit``, ``runs``, ``rollback`` and ``health``. It takes and returns the
 library's own values (datetimes, the Writer's and Editor's dataclasses); each frontend parses its
-requests into them and shapes the results (``models.py``, ``compact.py``, the CLI's tables).
+requests into them and shapes the results (``models.py``, one set for REST and MCP; the CLI's
+tables and ``--json``).
 The checks every frontend makes the same way live here too: a memory id that names nothing of the
 user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer a health check is
 ``StoreUnavailable``.
 
 Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
 
-Each operation as the frontends name it today (they keep their public names; see the issue "Safe
-to plug into an agent" for making them the same):
+Each operation as the frontends name it. The message is ``content`` everywhere (REST's body
+field, MCP's remember argument, the CLI's positional argument); MCP still accepts ``text``, its old
+name, for one release (deprecated). REST and MCP return the same models (``models.py``: the same
+field names, times as ISO 8601 UTC with null for an open end, a forget receipt's ``deleted``
+counts); the CLI's ``--json`` is its own.
 
   service        REST (under /v1/users/{user_id})          MCP tool    CLI
   remember       POST /memories                            remember    remember, import
@@ -33,7 +37,7 @@ names nothing is an empty receipt there, where REST answers 404 and the CLI exit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, cast, overload
 
@@ -57,19 +61,24 @@ if TYPE_CHECKING:
 class MemoryService:
     """The memory operations over one Writer (and Editor), as every frontend offers them."""
 
-    def __init__(self, writer: Writer, editor: Editor | None = None, *, services: Services | None = None):
+    def __init__(self, writer: Writer, editor: Editor | None = None, *, services: Services | None = None,
+                 max_message_chars: int | None = None):
+        from ..settings import max_message_chars as configured
+
         self.writer = writer
         self.editor = editor
         self._services = services
+        # one limit for every frontend: None reads DUALMEM_MAX_MESSAGE_CHARS (default 100,000)
+        self.max_message_chars = max_message_chars or configured()
 
     @classmethod
     def open(cls, store_url: str | None = None, config: ProviderConfig | None = None, *,
-             create: bool = True) -> MemoryService:
+             create: bool = True, max_message_chars: int | None = None) -> MemoryService:
         """The service over ``open_services(store_url, config, create=create)``; close it when done."""
         from ..app import open_services
 
         services = open_services(store_url, config, create=create)
-        return cls(services.writer, services.editor, services=services)
+        return cls(services.writer, services.editor, services=services, max_message_chars=max_message_chars)
 
     @property
     def store(self) -> Store:
@@ -102,8 +111,27 @@ class MemoryService:
         """Store one message (a string) or a list of messages for ``user_id``."""
         check_unicode(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id,
                       role=role, speaker=speaker)
+        self.check_size(content)
         return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
                                     at=at, source_id=source_id, speaker=speaker, role=role)
+
+    def check_size(self, content: str | Sequence[dict]) -> None:
+        """``InvalidInput`` for a message longer than ``max_message_chars``, naming the message, the
+        limit and the setting: the same refusal on the CLI, REST and MCP, before anything is read."""
+        self.check_message_size(content, self.max_message_chars)
+
+    @staticmethod
+    def check_message_size(content: str | Sequence[dict], limit: int) -> None:
+        """``check_size`` before a service is open (the CLI: a refused call creates no store)."""
+        messages = [("content", content)] if isinstance(content, str) else [
+            (f"content[{i}]", m.get("content")) for i, m in enumerate(content) if isinstance(m, Mapping)]
+        for name, text in messages:
+            if isinstance(text, str) and len(text) > limit:
+                raise InvalidInput(
+                    f"{name} has {len(text):,} characters; one message may have at most {limit:,} (the "
+                    f"setting max_message_chars, DUALMEM_MAX_MESSAGE_CHARS). A long document is yours to "
+                    "split: remember it as several messages, e.g. one per section or paragraph"
+                )
 
     def recall(self, query: str, *, user_id: str, k: int = 5, as_of: datetime | None = None,
                known_at: datetime | None = None, session_id: str | None = None,

@@ -84,10 +84,10 @@ def test_tools_are_listed_with_typed_schemas_that_require_user_id(tmp_path: Path
 
 def test_remember_recall_history_forget_over_stdio(tmp_path: Path) -> None:
     async def body(session: ClientSession) -> None:
-        first = await call(session, "remember", user_id="u1", text="I live in Seattle.", session_id="s1",
+        first = await call(session, "remember", user_id="u1", content="I live in Seattle.", session_id="s1",
                            source_id="m1", at="2026-01-10T09:00:00Z")
         assert [f["text"] for f in first["facts"]] == ["user lives in Seattle"]
-        moved = await call(session, "remember", user_id="u1", text="I moved to Portland last week.",
+        moved = await call(session, "remember", user_id="u1", content="I moved to Portland last week.",
                            session_id="s1", source_id="m2", at="2026-03-02T18:00:00+00:00")
         assert moved["facts"][0]["valid_from"].startswith("2026-02-23")
 
@@ -108,7 +108,7 @@ def test_remember_recall_history_forget_over_stdio(tmp_path: Path) -> None:
         assert [v["text"] for v in story["versions"]] == ["user lives in Portland"]
 
         receipt = await call(session, "forget", user_id="u1", source_ids=["m2"])
-        assert portland["memory_id"] in receipt["deleted_memory_ids"]
+        assert portland["memory_id"] in receipt["memory_ids"]
         after = (await call(session, "recall", user_id="u1", query="Where does the user live?"))["hits"]
         assert after and not any("Portland" in h["text"] for h in after)
         assert all(h["sources"] == ["m1"] for h in after)
@@ -132,7 +132,7 @@ def test_bad_input_is_a_tool_error_and_the_server_stays_up(tmp_path: Path) -> No
         missing = await session.call_tool("recall", {"query": "home"})  # no user_id: schema refuses
         assert missing.is_error and "user_id" in missing.content[0].text
 
-        await call(session, "remember", user_id="u1", text="I live in Lisbon.", source_id="m1")
+        await call(session, "remember", user_id="u1", content="I live in Lisbon.", source_id="m1")
         hits = (await call(session, "recall", user_id="u1", query="Lisbon"))["hits"]
         assert hits[0]["sources"] == ["m1"]
 
@@ -182,12 +182,13 @@ def test_forget_everything_in_process(tmp_path: Path, monkeypatch: pytest.Monkey
         with open_services(f"sqlite:///{tmp_path / 'memory.db'}") as services:
             async with Client(build_server(services.writer)) as client:
                 for n, text in enumerate(["I live in Oslo.", "My sister Ada lives in Bergen."]):
-                    await client.call_tool("remember", {"user_id": "u1", "text": text, "source_id": f"m{n}"})
-                await client.call_tool("remember", {"user_id": "u2", "text": "I live in Rome."})
+                    await client.call_tool("remember", {"user_id": "u1", "content": text,
+                                                        "source_id": f"m{n}"})
+                await client.call_tool("remember", {"user_id": "u2", "content": "I live in Rome."})
                 gone = await client.call_tool("forget", {"user_id": "u1", "everything": True})
-                assert not gone.is_error and gone.structured_content["deleted_counts"]["episodes"] == 2
+                assert not gone.is_error and gone.structured_content["deleted"]["episodes"] == 2
                 left = await client.call_tool("recall", {"user_id": "u1", "query": "Oslo"})
-                assert left.structured_content == {"hits": []}
+                assert left.structured_content == {"query": "Oslo", "hits": []}
                 assert left.content[0].text == "No memories match."
                 other = await client.call_tool("recall", {"user_id": "u2", "query": "Rome"})
                 assert other.structured_content["hits"]
@@ -227,7 +228,7 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
                 session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
                 await session.initialize()
                 assert {t.name for t in (await session.list_tools()).tools} == TOOLS
-                await call(session, "remember", user_id="u1", text="I work at Acme.", source_id="h1")
+                await call(session, "remember", user_id="u1", content="I work at Acme.", source_id="h1")
                 hits = (await call(session, "recall", user_id="u1", query="Acme"))["hits"]
                 assert hits and hits[0]["sources"] == ["h1"]
 
@@ -292,11 +293,11 @@ def test_a_stdio_session_ends_cleanly_through_the_sdk_client(tmp_path: Path,
                 session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
                 await session.initialize()
                 assert {t.name for t in (await session.list_tools()).tools} == TOOLS
-                await call(session, "remember", user_id="u1", text="I live in Oslo.", source_id="m1")
+                await call(session, "remember", user_id="u1", content="I live in Oslo.", source_id="m1")
                 hits = (await call(session, "recall", user_id="u1", query="Oslo"))["hits"]
                 assert hits and hits[0]["sources"] == ["m1"]
                 receipt = await call(session, "forget", user_id="u1", source_ids=["m1"])
-                assert receipt["deleted_counts"]["episodes"] == 1
+                assert receipt["deleted"]["episodes"] == 1
 
     anyio.run(run)
     assert rc_file.read_text().strip() == "0", log.read_text()
@@ -318,9 +319,9 @@ def test_requests_piped_before_stdin_closes_are_all_answered(tmp_path: Path) -> 
          },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        tool(3, "remember", user_id="u1", text="I live in Oslo.", source_id="m1"),
+        tool(3, "remember", user_id="u1", content="I live in Oslo.", source_id="m1"),
         tool(4, "recall", user_id="u1", query="Oslo"),
-        tool(5, "remember", user_id="u1", text="I work at Acme.", source_id="m2"),
+        tool(5, "remember", user_id="u1", content="I work at Acme.", source_id="m2"),
     ]
     done = subprocess.run([sys.executable, "-m", "dualmem_core.mcp_server"], cwd=ROOT,
                           env={**os.environ, **server_env(tmp_path)}, timeout=120, capture_output=True,
@@ -337,7 +338,7 @@ def test_times_off_the_ends_of_the_calendar_are_tool_errors_that_say_why(tmp_pat
         for when in ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"):
             for tool, name, arguments in (("recall", "as_of", {"query": "home"}),
                                           ("recall", "known_at", {"query": "home"}),
-                                          ("remember", "at", {"text": "I live in Oslo."})):
+                                          ("remember", "at", {"content": "I live in Oslo."})):
                 result = await session.call_tool(tool, {"user_id": "u1", name: when, **arguments})
                 assert result.is_error, (tool, name)
                 message = result.content[0].text
@@ -358,10 +359,10 @@ def test_a_lone_surrogate_in_an_id_is_a_tool_error_that_says_why(tmp_path: Path,
         with open_services(f"sqlite:///{tmp_path / 'memory.db'}") as services:
             async with Client(build_server(services.writer)) as client:
                 for name in ("source_id", "session_id", "agent_id"):
-                    bad = await client.call_tool("remember", {"user_id": "u1", "text": "I live in Oslo.",
+                    bad = await client.call_tool("remember", {"user_id": "u1", "content": "I live in Oslo.",
                                                               name: "x\ud800"})
                     assert bad.is_error and f"{name} is not valid Unicode" in bad.content[0].text, name
                 left = await client.call_tool("recall", {"user_id": "u1", "query": "Oslo"})
-                assert left.structured_content == {"hits": []}
+                assert left.structured_content == {"query": "Oslo", "hits": []}
 
     anyio.run(run)

@@ -95,7 +95,7 @@ def test_the_token_matrix_over_mcp_http(mcp_http: tuple[str, TokenFile]) -> None
         assert refused.group_contains(MCPError, match="error response", depth=2)
 
     remembered, recalled, other = calls(
-        url, u1, ("remember", {"user_id": "u1", "text": "I work at Acme.", "source_id": "h1"}),
+        url, u1, ("remember", {"user_id": "u1", "content": "I work at Acme.", "source_id": "h1"}),
         ("recall", {"user_id": "u1", "query": "Acme"}), ("recall", {"user_id": "u2", "query": "Acme"}))
     assert not remembered.is_error and not recalled.is_error, text(remembered) + text(recalled)
     assert (recalled.structured_content or {})["hits"][0]["sources"] == ["h1"]
