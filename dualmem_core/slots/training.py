@@ -33,6 +33,9 @@ class Settings:
     learning_rate: float = 0.1
     folds: int = 3  # for choosing the threshold on the training data alone
     seed: int = 7
+    # A positive example counts this many times in the loss: a slot is told in a few percent of
+    # messages, and unweighted the model learned to say "no" (dev F1 .47 at 1, .50 at 3, .51 at 6).
+    positive_weight: float = 6.0
 
 
 def data_hash(examples: list[Example], settings: Settings) -> str:
@@ -69,7 +72,7 @@ def fit_weights(x: np.ndarray, y: np.ndarray, w: np.ndarray,
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     for step in range(1, settings.steps + 1):
         p = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
-        err = (p - y) * w / counted
+        err = (p - y) * w * (1.0 + (settings.positive_weight - 1.0) * y) / counted
         g_w = x.T @ err + settings.l2 * weights
         g_b = err.sum(axis=0)
         for g, m, v in ((g_w, m_w, v_w), (g_b, m_b, v_b)):
