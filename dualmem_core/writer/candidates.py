@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
 
-from ..store import SearchFilter, SearchHit, Store
+from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..vocab.predicates import canonical, is_single_valued
 from . import scoring
 from .intent import RELATIONS, Asked
@@ -176,6 +176,38 @@ def _expand(
         candidates[version.id] = _Candidate(
             SearchHit(memory, version, 0.0), scoring.Signals(shared_entities=shared[memory.id])
         )
+    _through_summaries(store, flt, candidates)
+
+
+SUMMARY_SHARE = 0.5  # of a session summary's match that each of its source turns inherits
+
+
+def _through_summaries(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate]) -> None:
+    """A session summary (the Editor's, ``editor/summaries.py``) that matched leads to the turns
+    it was made of: each gets a share of the summary's cosine and text match, if it had less."""
+    summaries = {c.hit.memory.id: c.signals for c in candidates.values() if c.hit.memory.kind == "summary"}
+    if not summaries:
+        return
+    user, at = flt.user_id, flt.known_at
+    made_of = store.get_edges(user, node_ids=list(summaries), types=[EdgeType.FROM], known_at=at)
+    episode_of = {e.dst_id: e.src_id for e in made_of if e.src_id in summaries}
+    told = store.get_edges(user, node_ids=list(episode_of), types=[EdgeType.FROM], known_at=at)
+    via = {e.src_id: summaries[episode_of[e.dst_id]] for e in told if e.src_id not in summaries}
+    by_memory = {c.hit.memory.id: c for c in candidates.values()}
+    missing = [m for m in via if m not in by_memory]
+    memories = {m.id: m for m in store.get_memories(flt.user_id, missing)}
+    for version in store.get_versions(flt.user_id, missing, known_at=flt.known_at, embeddings=False):
+        memory = memories.get(version.memory_id)
+        if memory is not None and memory.kind == "observation" and _admits(
+            flt, memory.agent_id, memory.session_id, memory.kind, version.status, version.valid_from,
+            version.valid_to,
+        ):
+            by_memory[memory.id] = candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0))
+    for memory_id, summary in via.items():
+        cand = by_memory.get(memory_id)
+        if cand is not None and cand.hit.memory.kind == "observation":
+            cand.signals.cosine = max(cand.signals.cosine, SUMMARY_SHARE * summary.cosine)
+            cand.signals.bm25 = max(cand.signals.bm25, SUMMARY_SHARE * summary.bm25)
 
 
 def _admits(
