@@ -147,8 +147,8 @@ def _made(view: GraphView, session: str, chosen: list[_Turn], turns: list[_Turn]
                             valid_from=turns[0].said, embedding=_vector(chosen))
     ops: list[StageOp] = [ch.AddMemory(memory), ch.AddVersion(version)]
     ops += [edge(view, EdgeType.FROM, memory.id, e, rule="summary") for t in chosen for e in t.episodes]
-    ops += [edge(view, EdgeType.MENTIONS, memory.id, e, rule="summary") for e in people]
-    return Decision("summarise", memory.id, "extractive", None, _evidence(chosen, turns), ops)
+    evidence = {**_evidence(chosen, turns), "people": len(people)}
+    return Decision("summarise", memory.id, "extractive", None, evidence, ops)
 
 
 def _remade(view: GraphView, summary_id: str, chosen: list[_Turn], turns: list[_Turn]) -> Decision | None:
