@@ -36,7 +36,7 @@ _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge]
     "supersede": lambda view, prior, config, judge: supersede(view, _copies(prior), config, judge),
     "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
-    "summaries": lambda view, prior, config, judge: summarise(view, config, prior),
+    "summaries": lambda view, prior, config, judge: summarise(view, config, prior, judge),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),
 }
 

@@ -10,7 +10,8 @@ chosen turns' vectors (the Editor has no embedder; the mean is what a bag of tho
 to), its valid time starts with the session's first message, it ``MENTIONS`` the entities its
 session's turns mention, and its sources (``FROM``) are the chosen turns' episodes: provenance
 and measurement count the turns, not the summary. Recall follows a summary hit to those turns
-(``writer/candidates.py``).
+(``writer/candidates.py``). With an LLM the summary is the model's, one call per session
+(``summary_llm.py``), its sources the turns it cites; an unusable reply falls back to the above.
 
 Summaries are the run's own records (``created_by`` the run id), so rollback removes them.
 """
@@ -30,6 +31,8 @@ from ..store import changes as ch
 from ..store.models import Memory, MemoryVersion
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageOp, StageResult, edge
+from .judge import Judge
+from .summary_llm import written
 from .view import GraphView, follow
 
 STAGE = "summaries"
@@ -48,8 +51,10 @@ class _Turn:
     vector: np.ndarray  # unit length
 
 
-def summarise(view: GraphView, config: EditorConfig, prior: Sequence[StageResult] = ()) -> StageResult:
-    """One decision per session with new messages: a new summary, or its summary remade."""
+def summarise(view: GraphView, config: EditorConfig, prior: Sequence[StageResult] = (),
+              judge: Judge | None = None) -> StageResult:
+    """One decision per session with new messages: a new summary, or its summary remade; written
+    by the judge's model when there is one (``summary_llm.py``), else extractive."""
     result = StageResult(STAGE)
     new = set(view.new_memory_ids())
     sessions = _sessions(view)
@@ -60,10 +65,15 @@ def summarise(view: GraphView, config: EditorConfig, prior: Sequence[StageResult
         turns = sessions[session]
         if not any(t.memory_id in new for t in turns) or len(turns) < config.summary_min_turns:
             continue
-        chosen = _choose(turns, config.summary_turns, config.summary_chars)
+        model = written(judge, STAGE, [(t.speaker, t.text) for t in turns]) if judge is not None else None
+        if model is not None:
+            summary = _Summary([turns[i] for i in model.turns], model.text, "llm")
+        else:
+            chosen = _choose(turns, config.summary_turns, config.summary_chars)
+            summary = _Summary(chosen, _text(chosen), "extractive")
         people = sorted({e for t in turns for ep in t.episodes for e in mentions.get(ep, ())})
-        decision = _remade(view, existing[session], chosen, turns) if session in existing \
-            else _made(view, session, chosen, turns, people)
+        decision = _remade(view, existing[session], summary, turns) if session in existing \
+            else _made(view, session, summary, turns, people)
         if decision is not None:
             result.decisions.append(decision)
     return result
@@ -138,23 +148,31 @@ def _vector(chosen: list[_Turn]) -> np.ndarray:
     return (mean / (float(np.linalg.norm(mean)) or 1.0)).astype(np.float32)
 
 
-def _made(view: GraphView, session: str, chosen: list[_Turn], turns: list[_Turn],
+@dataclass(slots=True)
+class _Summary:
+    turns: list[_Turn]  # its sources, in the order said
+    text: str
+    reason: str  # "extractive" or "llm"
+
+
+def _made(view: GraphView, session: str, summary: _Summary, turns: list[_Turn],
           people: list[str]) -> Decision:
     user = view.user_id
     # Reviewed from the start: it is the Editor's own, and a new one would mark its session new.
     memory = Memory(user_id=user, kind=SUMMARY, session_id=session, review_state="reviewed")
-    version = MemoryVersion(memory_id=memory.id, user_id=user, text=_text(chosen),
+    chosen = summary.turns
+    version = MemoryVersion(memory_id=memory.id, user_id=user, text=summary.text,
                             valid_from=turns[0].said, embedding=_vector(chosen))
     ops: list[StageOp] = [ch.AddMemory(memory), ch.AddVersion(version)]
     ops += [edge(view, EdgeType.FROM, memory.id, e, rule="summary") for t in chosen for e in t.episodes]
-    evidence = {**_evidence(chosen, turns), "people": len(people)}
-    return Decision("summarise", memory.id, "extractive", None, evidence, ops)
+    evidence = {**_evidence(summary, turns), "people": len(people)}
+    return Decision("summarise", memory.id, summary.reason, None, evidence, ops)
 
 
-def _remade(view: GraphView, summary_id: str, chosen: list[_Turn], turns: list[_Turn]) -> Decision | None:
+def _remade(view: GraphView, summary_id: str, summary: _Summary, turns: list[_Turn]) -> Decision | None:
     """The session grew: its summary reads the turns chosen now, and its sources follow."""
     old = view.current[summary_id]
-    text = _text(chosen)
+    text, chosen = summary.text, summary.turns
     wanted = {e for t in chosen for e in t.episodes}
     held = {e.dst_id: e for e in view.open_edges(EdgeType.FROM) if e.src_id == summary_id}
     if text == old.text and wanted == set(held):
@@ -163,11 +181,11 @@ def _remade(view: GraphView, summary_id: str, chosen: list[_Turn], turns: list[_
                                                       "valid_from": turns[0].said})]
     ops += [ch.CloseEdge(held[e].id) for e in sorted(set(held) - wanted)]
     ops += [edge(view, EdgeType.FROM, summary_id, e, rule="summary") for e in sorted(wanted - set(held))]
-    return Decision("resummarise", summary_id, "extractive", None, _evidence(chosen, turns), ops)
+    return Decision("resummarise", summary_id, summary.reason, None, _evidence(summary, turns), ops)
 
 
-def _evidence(chosen: list[_Turn], turns: list[_Turn]) -> dict[str, int]:
-    return {"turns": len(turns), "chosen": len(chosen), "chars": len(_text(chosen))}
+def _evidence(summary: _Summary, turns: list[_Turn]) -> dict[str, int]:
+    return {"turns": len(turns), "chosen": len(summary.turns), "chars": len(summary.text)}
 
 
 def _mentions(view: GraphView, prior: Sequence[StageResult]) -> dict[str, set[str]]:
