@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Editor, Writer
+from dualmem_core.editor import EditorConfig
 from dualmem_core.store import EdgeType
 
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
+SHORT = EditorConfig(summary_min_turns=3)  # the sessions here are short
 VET = ["Took Biscuit the puppy to the vet for his checkup.", "All good, nothing to worry about.",
        "The vet checkup for the puppy was quick.", "Then coffee with Lena downtown.",
        "Biscuit slept the whole afternoon after the vet."]
@@ -31,7 +33,7 @@ def test_one_summary_per_session_made_of_its_turns(store, user):
     writer = Writer(store)
     say(writer, user, "s1", VET, "a", T)
     say(writer, user, "s2", WORK, "b", T + timedelta(days=3))
-    editor = Editor(store)
+    editor = Editor(store, config=SHORT)
     run = editor.run(user)
     assert run.counts["summaries"] == {"summarise": 2} and not run.skipped
     made = summaries(store, user)
@@ -60,7 +62,7 @@ def test_one_summary_per_session_made_of_its_turns(store, user):
 def test_a_grown_session_gets_its_summary_remade(store, user):
     writer = Writer(store)
     say(writer, user, "s1", VET[:3], "a", T)
-    editor = Editor(store)
+    editor = Editor(store, config=SHORT)
     editor.run(user)
     [before] = summaries(store, user).values()
     say(writer, user, "s1", VET[3:], "a3-", T + timedelta(hours=2))
@@ -73,7 +75,7 @@ def test_a_grown_session_gets_its_summary_remade(store, user):
 def test_rollback_removes_the_summaries(store, user):
     writer = Writer(store)
     say(writer, user, "s1", VET, "a", T)
-    editor = Editor(store)
+    editor = Editor(store, config=SHORT)
     run = editor.run(user)
     assert summaries(store, user)
     editor.rollback(run.run_id)
@@ -108,5 +110,11 @@ def test_recall_reaches_a_turn_through_its_summary(store, user):
         return {s for h in hits for s in h.sources}
 
     assert "a4" not in found()
-    Editor(store).run(user)
+    Editor(store, config=SHORT).run(user)
     assert "a4" in found()
+
+
+def test_a_session_no_longer_than_a_summary_gets_none(store, user):
+    say(Writer(store), user, "s1", VET, "a", T)
+    run = Editor(store).run(user)  # the default: at least six turns
+    assert run.counts["summaries"] == {} and summaries(store, user) == {}

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dualmem_core import Editor, Writer
+from dualmem_core.editor import EditorConfig
 from dualmem_core.errors import CacheMiss, ProviderError
 from dualmem_core.providers.cache import ProviderCache
 from dualmem_core.providers.llm import CachedLLM, LLMReply
@@ -21,6 +22,7 @@ from dualmem_core.providers.llm import CachedLLM, LLMReply
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "llm" / "editor_summary_handwritten.json"
 REPLIES = json.loads(FIXTURE.read_text())
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
+SHORT = EditorConfig(summary_min_turns=3)  # the sessions here are short
 VET = ["Took Biscuit the puppy to the vet for his checkup.", "The vet checkup was quick.",
        "Then coffee with Lena downtown.", "She showed me photos of her new flat.",
        "Anyway, all good, nothing to worry about."]
@@ -58,7 +60,7 @@ def summary_of(store, user):
 def test_one_call_per_session_and_its_cited_turns_are_the_sources(store, user):
     tell(store, user)
     llm = HandWrittenLLM("good")
-    run = Editor(store, llm=llm).run(user)
+    run = Editor(store, config=SHORT, llm=llm).run(user)
     assert len(llm.requests) == 1 and "[4] Ana: Anyway" in llm.requests[0][1]["content"]
     assert summary_of(store, user) == (REPLIES["good"]["summary"], ["a0", "a1", "a4"])
     assert run.counts["summaries"] == {"summarise": 1} and run.llm_by_stage["summaries"]["tokens"] == 230
@@ -70,7 +72,7 @@ def test_one_call_per_session_and_its_cited_turns_are_the_sources(store, user):
                                           (None, ProviderError("the model returned invalid JSON"))])
 def test_an_unusable_reply_falls_back_to_the_extractive_summary(store, user, reply, error):
     tell(store, user)
-    run = Editor(store, llm=HandWrittenLLM(reply, error)).run(user)
+    run = Editor(store, config=SHORT, llm=HandWrittenLLM(reply, error)).run(user)
     text, sources = summary_of(store, user)
     assert text.startswith("Ana: ") and set(sources) <= {f"a{i}" for i in range(5)}
     assert run.llm_failures == 1 and run.stages[4].decisions[0].reason == "extractive"
@@ -79,13 +81,14 @@ def test_an_unusable_reply_falls_back_to_the_extractive_summary(store, user, rep
 def test_a_recorded_run_replays_without_the_model(tmp_path, store, user):
     tell(store, user)
     recording = ProviderCache(tmp_path / "cache.sqlite", mode="record")
-    view_run = Editor(store, llm=CachedLLM(HandWrittenLLM("good"), recording)).run(user, dry_run=True)
+    recorded = CachedLLM(HandWrittenLLM("good"), recording)
+    view_run = Editor(store, config=SHORT, llm=recorded).run(user, dry_run=True)
     recording.close()
     replay = ProviderCache(tmp_path / "cache.sqlite", mode="replay")
     offline = HandWrittenLLM(error=AssertionError("the model must not be called in replay"))
-    again = Editor(store, llm=CachedLLM(offline, replay)).run(user, dry_run=True)
+    again = Editor(store, config=SHORT, llm=CachedLLM(offline, replay)).run(user, dry_run=True)
     texts = [[op.version.text for op in d.ops if hasattr(op, "version")] for d in again.stages[4].decisions]
     assert texts == [[REPLIES["good"]["summary"]]] and view_run.stages[4].decisions[0].reason == "llm"
     tell(store, "someone-else", VET[::-1])  # a session never recorded
     with pytest.raises(CacheMiss):
-        Editor(store, llm=CachedLLM(offline, replay)).run("someone-else", dry_run=True)
+        Editor(store, config=SHORT, llm=CachedLLM(offline, replay)).run("someone-else", dry_run=True)
