@@ -30,7 +30,8 @@ class Revise:
     fields: dict[str, Any]
 
 
-StageOp = Revise | ch.AddEdge | ch.CloseEdge
+# New memories (the summaries stage's) come with their first version.
+StageOp = Revise | ch.AddEdge | ch.CloseEdge | ch.AddMemory | ch.AddVersion
 
 
 @dataclass(slots=True)
@@ -107,6 +108,12 @@ def combine(view: GraphView, results: list[StageResult], run_id: str) -> ch.Chan
                 revised.setdefault(op.version_id, (op.memory_id, {}))[1].update(op.fields)
             elif isinstance(op, ch.AddEdge):
                 operations.append(ch.AddEdge(dataclasses.replace(op.edge, created_by=run_id), find(group)))
+            elif isinstance(op, ch.AddMemory):  # the run's own, so its rollback removes them
+                memory = dataclasses.replace(op.memory, created_by=run_id)
+                operations.append(ch.AddMemory(memory, find(group)))
+            elif isinstance(op, ch.AddVersion):
+                version = dataclasses.replace(op.version, created_by=run_id)
+                operations.append(ch.AddVersion(version, find(group)))
             else:
                 operations.append(dataclasses.replace(op, group=find(group)))
     for version_id, (memory_id, changed) in revised.items():

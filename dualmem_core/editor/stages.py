@@ -1,4 +1,4 @@
-"""The five stages in order, and how each one reads the results of those before it.
+"""The stages in order, and how each one reads the results of those before it.
 
 Dagster runs them as one asset each; ``Editor.run`` runs them in a loop. Either way a stage
 gets the same snapshot view and the earlier stages' results of the same run, so it can, for
@@ -18,10 +18,12 @@ from .dedupe import deduplicate
 from .entities import resolve_entities
 from .judge import Judge
 from .relations import mine_relations
+from .summaries import summarise
 from .supersede import supersede
 from .view import GraphView
 
-STAGES = ("dedupe", "supersede", "entities", "relations", "confidence")
+# Summaries before scoring: the entity stage has linked the turns to the people they name.
+STAGES = ("dedupe", "supersede", "entities", "relations", "summaries", "confidence")
 
 
 def _copies(prior: list[StageResult]) -> dict[str, str]:
@@ -34,6 +36,7 @@ _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge]
     "supersede": lambda view, prior, config, judge: supersede(view, _copies(prior), config, judge),
     "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
+    "summaries": lambda view, prior, config, judge: summarise(view, config, prior, judge),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),
 }
 

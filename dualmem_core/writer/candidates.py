@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
 
-from ..store import SearchFilter, SearchHit, Store
+from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..vocab.predicates import canonical, is_single_valued
 from . import scoring
 from .intent import RELATIONS, Asked
@@ -150,6 +150,7 @@ def _expand(
     store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]]
 ) -> None:
     """Add memories sharing entities with the best hits, scored by what they share."""
+    lists = _through_summaries(store, flt, candidates, lists)
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
         return
@@ -176,6 +177,48 @@ def _expand(
         candidates[version.id] = _Candidate(
             SearchHit(memory, version, 0.0), scoring.Signals(shared_entities=shared[memory.id])
         )
+
+
+SUMMARY_SHARE = 0.5  # of a session summary's match that each of its source turns inherits
+
+
+def _through_summaries(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
+                       lists: list[list[SearchHit]]) -> list[list[SearchHit]]:
+    """Session summaries (the Editor's, ``editor/summaries.py``) route to the turns they were made
+    of: a turn they reach that no list found becomes a candidate with a share of the summary's
+    cosine and text match. The summaries themselves leave the candidates, and the lists' ranks
+    are counted without them, so the other candidates score as if there were none: a summary is
+    a way to its turns, not an answer beside them. Returns the lists without them."""
+    summaries = {c.hit.memory.id: c.signals for c in candidates.values() if c.hit.memory.kind == "summary"}
+    if not summaries:
+        return lists
+    for key in [k for k, c in candidates.items() if c.hit.memory.id in summaries]:
+        del candidates[key]
+    for cand in candidates.values():
+        cand.signals.ranks = []
+    lists = [[h for h in hits if h.memory.id not in summaries] for hits in lists]
+    for hits in lists:
+        for rank, hit in enumerate(hits, 1):
+            candidates[hit.version.id].signals.ranks.append(rank)
+    user, at = flt.user_id, flt.known_at
+    made_of = store.get_edges(user, node_ids=list(summaries), types=[EdgeType.FROM], known_at=at)
+    episode_of = {e.dst_id: e.src_id for e in made_of if e.src_id in summaries}
+    told = store.get_edges(user, node_ids=list(episode_of), types=[EdgeType.FROM], known_at=at)
+    known = {c.hit.memory.id for c in candidates.values()}
+    via = {e.src_id: summaries[episode_of[e.dst_id]] for e in told
+           if e.src_id not in summaries and e.src_id not in known}
+    memories = {m.id: m for m in store.get_memories(user, list(via))}
+    for version in store.get_versions(user, list(via), known_at=at, embeddings=False):
+        memory = memories.get(version.memory_id)
+        if memory is None or memory.kind != "observation" or not _admits(
+            flt, memory.agent_id, memory.session_id, memory.kind, version.status, version.valid_from,
+            version.valid_to,
+        ):
+            continue
+        summary = via[memory.id]
+        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0), scoring.Signals(
+            cosine=SUMMARY_SHARE * summary.cosine, bm25=SUMMARY_SHARE * summary.bm25))
+    return lists
 
 
 def _admits(

@@ -31,10 +31,12 @@ from dualmem_core.editor import (
     EditorConfig,
     GraphView,
     Judge,
+    Revise,
     StageResult,
     combine,
     run_stage,
 )
+from dualmem_core.store import changes as ch
 
 from ...users import users_partitions
 from ..io.run_folder import RUN_FOLDER_IO_MANAGER
@@ -107,6 +109,18 @@ def stage_metadata(result: StageResult, snapshot: Snapshot, judge: Judge) -> dic
     }
 
 
+def layer_metadata(result: StageResult) -> dict[str, Any]:
+    """For the summaries stage: how many it made or remade, and one summary's text when texts
+    are shown (``SHOW_TEXTS``), taken from its decision (the new memory is not in the snapshot)."""
+    if result.stage != "summaries":
+        return {}
+    texts = [op.version.text for d in result.changing() for op in d.ops if isinstance(op, ch.AddVersion)]
+    texts += [op.fields["text"] for d in result.changing() for op in d.ops
+              if isinstance(op, Revise) and "text" in op.fields]
+    sample = texts[0] if texts and shows_texts() else ("…" if texts else "")
+    return {"summaries": len(result.changing()), "sample_summary": MetadataValue.md(sample)}
+
+
 def stage_asset(name: str) -> AssetsDefinition:
     """The asset of one stage: it reads the asset before it (the snapshot, for the first)."""
     before = (["graph_snapshot", *STAGES])[STAGES.index(name)]
@@ -130,7 +144,8 @@ def stage_asset(name: str) -> AssetsDefinition:
         judge = Judge(llm.llm)
         view = load_view(so_far.snapshot.folder)
         result = run_stage(name, view, list(so_far.results), EditorConfig(), judge)
-        context.add_output_metadata(stage_metadata(result, so_far.snapshot, judge))
+        metadata = stage_metadata(result, so_far.snapshot, judge)
+        context.add_output_metadata({**metadata, **layer_metadata(result)})
         return EditorSoFar(so_far.snapshot, (*so_far.results, result))
 
     return _stage
