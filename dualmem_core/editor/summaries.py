@@ -56,6 +56,8 @@ def summarise(view: GraphView, config: EditorConfig, prior: Sequence[StageResult
     """One decision per session with new messages: a new summary, or its summary remade; written
     by the judge's model when there is one (``summary_llm.py``), else extractive."""
     result = StageResult(STAGE)
+    if not config.summaries:
+        return result
     new = set(view.new_memory_ids())
     sessions = _sessions(view)
     existing = {m.session_id: m.id for m in view.memories.values()

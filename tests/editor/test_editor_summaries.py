@@ -10,7 +10,7 @@ from dualmem_core.editor import EditorConfig
 from dualmem_core.store import EdgeType
 
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
-SHORT = EditorConfig(summary_min_turns=3)  # the sessions here are short
+SHORT = EditorConfig(summaries=True, summary_min_turns=3)  # the sessions here are short
 VET = ["Took Biscuit the puppy to the vet for his checkup.", "All good, nothing to worry about.",
        "The vet checkup for the puppy was quick.", "Then coffee with Lena downtown.",
        "Biscuit slept the whole afternoon after the vet."]

@@ -22,7 +22,7 @@ from dualmem_core.providers.llm import CachedLLM, LLMReply
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "llm" / "editor_summary_handwritten.json"
 REPLIES = json.loads(FIXTURE.read_text())
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
-SHORT = EditorConfig(summary_min_turns=3)  # the sessions here are short
+SHORT = EditorConfig(summaries=True, summary_min_turns=3)  # the sessions here are short
 VET = ["Took Biscuit the puppy to the vet for his checkup.", "The vet checkup was quick.",
        "Then coffee with Lena downtown.", "She showed me photos of her new flat.",
        "Anyway, all good, nothing to worry about."]

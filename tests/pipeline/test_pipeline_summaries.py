@@ -19,7 +19,7 @@ def test_the_summaries_asset_shows_count_and_a_sample(store, user, monkeypatch):
     Writer(store).remember([{"role": "user", "content": t, "speaker": "Ana", "source_id": f"a{i}", "at": T}
                             for i, t in enumerate(turns)], user_id=user, session_id="s1")
     view = GraphView(store.export_graph(user))
-    results = run_all(view, EditorConfig(summary_min_turns=3), Judge(None))
+    results = run_all(view, EditorConfig(summaries=True, summary_min_turns=3), Judge(None))
     [summaries] = [r for r in results if r.stage == "summaries"]
     hidden = layer_metadata(summaries)
     assert hidden["summaries"] == 1 and hidden["sample_summary"].value == "…"
