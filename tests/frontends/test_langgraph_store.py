@@ -30,7 +30,7 @@ from langgraph.store.base import (  # noqa: E402
 )
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
-from dualmem_core.errors import MissingExtra  # noqa: E402
+from dualmem_core.errors import InvalidInput, MissingExtra  # noqa: E402
 from dualmem_core.integrations.langgraph import DualmemStore  # noqa: E402
 
 
@@ -140,6 +140,25 @@ def test_a_second_put_replaces_the_value_and_keeps_created_at(dualmem: DualmemSt
     assert second.created_at == first.created_at < second.updated_at
     texts = [h.text for h in dualmem.writer.recall("where does the user live", user_id="u1", k=20)]
     assert not any("Lisbon" in t for t in texts)  # the old value was forgotten, not kept
+
+
+def test_two_keys_with_the_same_text_are_two_items(dualmem: DualmemStore) -> None:
+    ns = ("u1", "memories")
+    dualmem.put(ns, "a", {"text": "I love green tea"})
+    dualmem.put(ns, "b", {"text": "I love green tea", "again": True})  # one memory, two sources
+    assert {i.key for i in dualmem.search(ns, query="tea")} == {"a", "b"}
+    dualmem.delete(ns, "a")
+    assert [i.key for i in dualmem.search(ns, query="tea")] == ["b"]
+    assert dualmem.get(ns, "b").value == {"text": "I love green tea", "again": True}
+
+
+def test_a_value_without_a_text_field_is_remembered_as_json(dualmem: DualmemStore) -> None:
+    ns = ("u1", "profile")
+    dualmem.put(ns, "diet", {"diet": "vegetarian", "since": 2020, "strict": None})
+    assert dualmem.get(ns, "diet").value == {"diet": "vegetarian", "since": 2020, "strict": None}
+    assert [i.key for i in dualmem.search(("u1",), query="vegetarian")] == ["diet"]
+    with pytest.raises(InvalidInput, match="user_at"):
+        DualmemStore(dualmem.writer, user_at=2).put(ns, "k", {"text": "x"})
 
 
 def test_user_at_names_the_label_that_is_the_user(tmp_path: Path) -> None:
