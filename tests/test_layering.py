@@ -40,7 +40,7 @@ LAYERS = [
     {"store", "providers", "prompts", "local_neo4j", "slots"},
     {"vocab", "settings"},
     {"writer", "editor"},
-    {"app", "evaluation"},
+    {"app", "evaluation", "integrations"},
     {"service", "demo"},
     {"mcp_server", "rest"},
     {"commands"},
