@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Top-level modules of the extras' packages (pyproject.toml's optional dependencies).
 EXTRAS_MODULES = {"neo4j", "dagster", "dagster_webserver", "pandas", "matplotlib", "mcp", "fastapi",
-                  "starlette", "uvicorn", "sentence_transformers", "torch"}
+                  "starlette", "uvicorn", "sentence_transformers", "torch", "langgraph", "langchain_core"}
 
 CORE_LOOP = """
 import json, sys, tempfile
@@ -47,10 +47,10 @@ def test_the_core_loop_imports_no_extra() -> None:
 def test_the_extras_hold_the_heavy_packages() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     core = " ".join(project["dependencies"]).lower()
-    for heavy in ("dagster", "neo4j", "fastapi", "mcp", "uvicorn", "matplotlib", "pandas"):
+    for heavy in ("dagster", "neo4j", "fastapi", "mcp", "uvicorn", "matplotlib", "pandas", "langgraph"):
         assert heavy not in core, f"{heavy} belongs in an extra, not the core install"
     extras = project["optional-dependencies"]
-    assert {"neo4j", "dagster", "server", "local-embeddings", "all", "dev"} <= set(extras)
+    assert {"neo4j", "dagster", "server", "langgraph", "local-embeddings", "all", "dev"} <= set(extras)
 
 
 def test_a_neo4j_url_without_the_neo4j_extra_names_the_extra(monkeypatch) -> None:
