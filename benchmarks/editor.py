@@ -222,7 +222,7 @@ def _measure(store, kind: str, memories: int, new: int, load_s: float) -> dict:
     t = time.perf_counter()
     store.export_graph(USER)
     export_s = time.perf_counter() - t
-    t = time.perf_counter()
+    t, load = time.perf_counter(), _loadavg()[:1]
     run = Editor(store).run(USER)
     run_s = time.perf_counter() - t
     return {
@@ -236,6 +236,9 @@ def _measure(store, kind: str, memories: int, new: int, load_s: float) -> dict:
         "operations": run.operations,
         "counts": run.counts,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        # the machine's 1-minute load average as the run began and ended: the stages' seconds
+        # (and their growth) are wall-clock, comparable only under a similar load
+        "load_1min": [*load, *_loadavg()[:1]],
     }
 
 
@@ -280,7 +283,7 @@ def main() -> None:
     print("seconds per stage (" + ", ".join(STAGES) + "):")
     for r in rows:
         print(f"  {r['scenario']:<11} {r['memories']:>7,}: {_stages(r['stage_s'])}; "
-              f"stages total {sum(r['stage_s'].values()):.1f} s")
+              f"stages total {sum(r['stage_s'].values()):.1f} s; load {_load(r)}")
     growth = incremental_growth(rows)
     for g in growth:
         print(g["line"])
@@ -298,6 +301,10 @@ def main() -> None:
         )
         + "\n"
     )
+
+
+def _load(row: dict) -> str:
+    return " -> ".join(f"{x:.1f}" for x in row.get("load_1min", ())) or "unknown"
 
 
 def _stages(seconds: dict[str, float]) -> str:
