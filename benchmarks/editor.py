@@ -12,6 +12,10 @@ people (single-valued ones that change over time, multi-valued ones that accumul
 of them said again with a small change of wording (duplicates to find), the raw message of each
 as an observation, entities with MENTIONS edges, hashing-embedder vectors. No model is called.
 
+The last lines print each row's seconds per stage and, with two or more ``--incremental`` sizes, how
+each stage of the incremental run grew from the smallest graph to the bigger ones (also in the
+JSON, ``incremental_growth``): a stage that grows with the graph is named (issue 37).
+
 Run:  python -m benchmarks.editor [--full 1000,10000] [--incremental 10000,100000] [--new 1000]
                                   [--out benchmarks/results/editor.json]
 """
@@ -33,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from dualmem_core import Editor, open_store
+from dualmem_core.editor.stages import STAGES
 from dualmem_core.providers import HashingEmbedder
 from dualmem_core.store import Edge, EdgeType, Entity, Episode, Memory, MemoryVersion, WriteBatch
 
@@ -217,7 +222,7 @@ def _measure(store, kind: str, memories: int, new: int, load_s: float) -> dict:
     t = time.perf_counter()
     store.export_graph(USER)
     export_s = time.perf_counter() - t
-    t = time.perf_counter()
+    t, load = time.perf_counter(), _loadavg()[:1]
     run = Editor(store).run(USER)
     run_s = time.perf_counter() - t
     return {
@@ -231,6 +236,9 @@ def _measure(store, kind: str, memories: int, new: int, load_s: float) -> dict:
         "operations": run.operations,
         "counts": run.counts,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        # the machine's 1-minute load average as the run began and ended: the stages' seconds
+        # (and their growth) are wall-clock, comparable only under a similar load
+        "load_1min": [*load, *_loadavg()[:1]],
     }
 
 
@@ -271,6 +279,14 @@ def main() -> None:
             f"| {r['scenario']} | {r['memories']:,} | {r['new']:,} | {r['export_s']:.1f} s "
             f"| {r['run_s']:.1f} s | {r['operations']:,} | {r['peak_rss_mb']:,} MB |"
         )
+    print()
+    print("seconds per stage (" + ", ".join(STAGES) + "):")
+    for r in rows:
+        print(f"  {r['scenario']:<11} {r['memories']:>7,}: {_stages(r['stage_s'])}; "
+              f"stages total {sum(r['stage_s'].values()):.1f} s; load {_load(r)}")
+    growth = incremental_growth(rows)
+    for g in growth:
+        print(g["line"])
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(
         json.dumps(
@@ -278,12 +294,48 @@ def main() -> None:
                 "machine": platform.platform(),
                 "cpus": os.cpu_count(),
                 "rows": rows,
+                "incremental_growth": [{k: v for k, v in g.items() if k != "line"} for g in growth],
                 "load_average": list(_loadavg()),
             },
             indent=2,
         )
         + "\n"
     )
+
+
+def _load(row: dict) -> str:
+    return " -> ".join(f"{x:.1f}" for x in row.get("load_1min", ())) or "unknown"
+
+
+def _stages(seconds: dict[str, float]) -> str:
+    return ", ".join(f"{s} {seconds.get(s, 0.0):.1f} s" for s in STAGES)
+
+
+def incremental_growth(rows: list[dict]) -> list[dict]:
+    """How each stage's seconds of an incremental run (the same ``--new`` memories) grow from the
+    smallest graph to each bigger one. An incremental run should cost what is new, so a stage
+    whose time grows as fast as the graph or faster (``grows_with_graph``: more than half the
+    graph's growth, and more than a second) reads the whole graph; one that grows faster than
+    it (``faster_than_graph``: 1.5 times the graph's growth) reads the whole graph per new
+    memory or per member: issue 37, where supersede went from 0.1 s at 11k to 76.9 s at 101k."""
+    runs = sorted((r for r in rows if r["scenario"] == "incremental"), key=lambda r: r["memories"])
+    out = []
+    for big in runs[1:]:
+        small = runs[0]
+        graph = big["memories"] / small["memories"]
+        ratios = {s: big["stage_s"].get(s, 0.0) / max(small["stage_s"].get(s, 0.0), 0.01) for s in STAGES}
+        slow = [s for s in STAGES if big["stage_s"].get(s, 0.0) > 1.0]
+        flagged = [s for s in slow if ratios[s] > max(2.0, graph / 2)]
+        faster = [s for s in slow if ratios[s] > 1.5 * graph]
+        run = big["run_s"] / max(small["run_s"], 0.01)
+        line = (f"incremental growth {small['memories']:,} -> {big['memories']:,} memories (x{graph:.1f}): "
+                + ", ".join(f"{s} x{ratios[s]:.1f}" for s in STAGES)
+                + f"; whole run x{run:.1f}; grows with the graph: {', '.join(flagged) or 'none'}"
+                + f"; faster than the graph: {', '.join(faster) or 'none'}")
+        out.append({"from": small["memories"], "to": big["memories"], "graph": round(graph, 2),
+                    "stages": {s: round(r, 2) for s, r in ratios.items()}, "run": round(run, 2),
+                    "grows_with_graph": flagged, "faster_than_graph": faster, "line": line})
+    return out
 
 
 def _loadavg() -> tuple[float, ...]:

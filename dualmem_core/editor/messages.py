@@ -9,6 +9,7 @@ two messages are compared; ``ended_facts.py`` reads the same messages.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -33,15 +34,35 @@ MIN_COMMON = 3
 
 @dataclass
 class _Message:
+    """Every message of the user is read for its content words (which words are distinctive
+    is counted over all of them) and its facts; its clauses, every word and whether it tells of
+    earlier years are read when first asked for: only the new messages and their candidates are
+    compared, so an incremental run parses what is new and what it could change."""
+
     memory_id: str
     said: datetime
-    words: frozenset[str]  # every word, stemmed lightly
-    clauses: list[tuple[str, ...]]  # the words of each clause (split at punctuation), in order
+    text: str
     length: int  # words
-    history: bool  # tells of an earlier year ("we lived in Reno from 2015 until 2021")
     content: frozenset[str]  # content words, stemmed lightly
     negated: bool
     facts: list[str] = field(default_factory=list)  # facts the Writer extracted from it
+    slots: dict[tuple[str, str], set[str]] | None = field(default=None, repr=False)  # ``_slots``, once
+
+    @functools.cached_property
+    def clauses(self) -> list[tuple[str, ...]]:
+        """The words of each clause (split at punctuation), in order."""
+        return [c for c in clauses_of(self.text) if c]
+
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        """Every word, stemmed lightly."""
+        return frozenset(w for c in self.clauses for w in c)
+
+    @functools.cached_property
+    def history(self) -> bool:
+        """Tells of an earlier year ("we lived in Reno from 2015 until 2021")."""
+        years = [int(y) for y in _YEAR.findall(self.text)]
+        return any(y < self.said.year for y in years) or "used to" in self.text.casefold()
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -62,20 +83,15 @@ def _messages(view: GraphView) -> dict[str, _Message]:
         if not episodes or any(ep.role not in USER_ROLES for ep in episodes):
             continue
         f = features(version.text)
-        clauses = clauses_of(version.text)
-        said = min(ep.observed_at for ep in episodes)
-        years = [int(y) for y in _YEAR.findall(version.text)]
         facts = sorted({
             fact for ep in episodes for fact in facts_of_episode.get(ep.id, ())
             if fact in view.current and view.current[fact].status in ("active", "superseded", "duplicate")
         })
         out[memory_id] = _Message(
             memory_id,
-            said,
-            frozenset(w for c in clauses for w in c),
-            [c for c in clauses if c],
+            min(ep.observed_at for ep in episodes),
+            version.text,
             len(f.words),
-            any(y < said.year for y in years) or "used to" in version.text.casefold(),
             frozenset(stem(w) for w in f.content),
             f.negated,
             facts,
@@ -85,13 +101,16 @@ def _messages(view: GraphView) -> dict[str, _Message]:
 
 def _slots(view: GraphView, message: _Message) -> dict[tuple[str, str], set[str]]:
     """(subject, single-valued predicate) -> values the message's positive facts told."""
+    if message.slots is not None:
+        return message.slots
     out: dict[tuple[str, str], set[str]] = defaultdict(set)
     for fact in message.facts:
         v = view.current[fact]
         if v.predicate and not v.negated and predicates.is_single_valued(v.predicate) \
                 and v.predicate not in IDENTITY:
             out[(view.fact_subject(fact), predicates.canonical(v.predicate))].add(object_key(v.object))
-    return out
+    message.slots = dict(out)
+    return message.slots
 
 
 def _topic_words(words: frozenset[str], common: set[str]) -> set[str]:

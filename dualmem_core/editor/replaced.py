@@ -298,9 +298,9 @@ def _heal(view: GraphView) -> list[Decision]:
     """A superseded message whose successor is gone (forgotten) is current again."""
     live_successor = {e.dst_id for e in view.open_edges(EdgeType.SUPERSEDES) if e.src_id in view.current}
     out = []
-    for memory_id, current in sorted(view.current.items()):
-        if (current.status != "superseded" or memory_id in live_successor
-                or view.memories[memory_id].kind != "observation"):
+    past = ((m, v) for m, v in view.current.items() if v.status == "superseded")  # sort only these
+    for memory_id, current in sorted(past):
+        if memory_id in live_successor or view.memories[memory_id].kind != "observation":
             continue
         first = view.versions_of[memory_id][0]
         fields = {"status": "active", "valid_from": first.valid_from, "valid_to": first.valid_to}

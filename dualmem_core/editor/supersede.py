@@ -29,7 +29,7 @@ from collections.abc import Sequence, Set
 
 from ..store import EdgeType
 from ..store import changes as ch
-from ..store.models import WRITER
+from ..store.models import WRITER, Edge
 from ..vocab import predicates
 from .config import EditorConfig
 from .decisions import Decision, Revise, StageResult, edge
@@ -83,9 +83,13 @@ def supersede(
     new = set(view.new_memory_ids()) | {copies[c] for c in copies}  # a canonical given a repeat
     # older memory -> memories with an open SUPERSEDES edge to it
     existing: dict[str, set[str]] = defaultdict(set)
+    # older memory -> its open SUPERSEDES edges, read once: a revisited group looks up its own
+    # members' edges, not every edge of the graph per member (that grew as members x edges)
+    edges_into: dict[str, list[Edge]] = defaultdict(list)
     told_ended: dict[str, set[str]] = defaultdict(set)  # fact -> messages that said it changed
     for e in view.open_edges(EdgeType.SUPERSEDES):
         existing[e.dst_id].add(e.src_id)
+        edges_into[e.dst_id].append(e)
         if e.src_id in view.current and view.memories[e.src_id].kind == "observation":
             told_ended[e.dst_id].add(e.src_id)
     for (subject, predicate), members in groups.items():
@@ -105,7 +109,8 @@ def supersede(
         desired = _desired(view, members, evidence, statuses, other_names, told_ended)
         for memory_id in members:
             status, valid, superseded_by = desired[memory_id]
-            decision = _decide(view, memory_id, status, valid, superseded_by, existing[memory_id])
+            decision = _decide(view, memory_id, status, valid, superseded_by, existing[memory_id],
+                               edges_into.get(memory_id, ()))
             if decision is not None:
                 result.decisions.append(decision)
     successors: dict[str, set[str]] = defaultdict(set)  # fact -> facts superseding it after this run
@@ -247,19 +252,18 @@ def _said_together(view: GraphView, older: str, newer: str) -> bool:
 
 
 def _decide(
-    view: GraphView, memory_id: str, status: str, valid: Interval, successors: set[str], linked: set[str]
+    view: GraphView, memory_id: str, status: str, valid: Interval, successors: set[str], linked: set[str],
+    edges_into: Sequence[Edge] = (),
 ) -> Decision | None:
+    """``linked``: the memories with an open SUPERSEDES edge to it; ``edges_into``: those edges."""
     current = view.current[memory_id]
     ops: list = []
     if (current.status, current.valid_from, current.valid_to) != (status, *valid):
         fields = {"status": status, "valid_from": valid[0], "valid_to": valid[1]}
         ops.append(Revise(memory_id, current.id, fields))
     ops += [edge(view, EdgeType.SUPERSEDES, s, memory_id) for s in sorted(successors - linked)]
-    stale = {
-        e.id
-        for e in view.open_edges(EdgeType.SUPERSEDES)
-        if e.dst_id == memory_id and e.src_id in linked - successors
-    }
+    gone = linked - successors
+    stale = {e.id for e in edges_into if e.src_id in gone} if gone else set()
     ops += [ch.CloseEdge(edge_id) for edge_id in sorted(stale)]
     if not ops:
         return None

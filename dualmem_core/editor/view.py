@@ -61,6 +61,7 @@ class GraphView:
             self.mentioned_by[e.dst_id].append(e.src_id)
         self._matrix: tuple[list[str], np.ndarray] | None = None
         self._self_names: set[str] | None = None
+        self._subject_keys: dict[str | None, str] = {}
 
     @classmethod
     def from_tables(cls, user_id: str, tables: dict[str, pa.Table]) -> GraphView:
@@ -117,8 +118,11 @@ class GraphView:
                 for v in self.current.values()
                 if subject_key(v.subject) == SELF and v.predicate in ("name", "nickname") and v.object
             }
-        subject = subject_key(subject)
-        return SELF if subject in self._self_names else subject
+        key = self._subject_keys.get(subject)  # subjects repeat: each is read once per view
+        if key is None:
+            key = subject_key(subject)
+            key = self._subject_keys[subject] = SELF if key in self._self_names else key
+        return key
 
     def cosine(self, a: str, b: str) -> float:
         """Cosine of two memories' current embeddings (0 when either has none)."""
