@@ -119,8 +119,11 @@ class Search(Neo4jState):
 
         def rank(user_id: str, n: int) -> tuple[list[tuple[str, float]], bool, list]:
             entry = texts.entry(user_id)
+            vectors = self._vectors.entry(user_id)
             with entry.lock:
-                if entry.seq < 0:
+                # This process's own write moves the vector cache on (``written``), not this
+                # one: catching up first saves running the searches twice after every write.
+                if entry.seq < 0 or (vectors.seq > entry.seq and vectors.epoch == entry.epoch):
                     self._run(texts.refresh, user_id, entry, write=False)
                 candidates, every = entry.ranked(texts.tokenizer, tokens, n)
                 return candidates, every, [entry.seq, entry.epoch]
