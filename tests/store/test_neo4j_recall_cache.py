@@ -1,7 +1,7 @@
-"""Neo4j's vector search asks the HNSW index first; when the filters leave fewer than k, current
-versions are ranked exactly by the process's vector cache: the filters applied to its best
+"""Neo4j's vector search ranks current versions exactly by the process's vector cache (never the
+shared HNSW index, whose top N over every user's vectors moved a user's hits): the filters applied to its best
 candidates in order, widened until k pass, another store object's writes and deletions seen;
-a past ``known_at`` falls back to a scan on the server. And ``sources_of`` in one statement
+a past ``known_at`` is a user-scoped scan on the server. And ``sources_of`` in one statement
 answers as the two reads it replaces; after deletions the cache resyncs by id."""
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_the_exact_ranking_sees_another_store_objects_writes_and_deletions(two_s
 
 
 @pytest.mark.neo4j
-def test_a_past_known_at_finds_closed_versions_through_the_index(neo4j_store, user, monkeypatch):
+def test_a_past_known_at_finds_closed_versions_by_a_user_scoped_scan(neo4j_store, user, monkeypatch):
     b = Builder(user)
     old, old_v = b.memory("old", vec(1, 0))
     neo4j_store.write(b.batch)
@@ -76,7 +76,9 @@ def test_a_past_known_at_finds_closed_versions_through_the_index(neo4j_store, us
     hits = neo4j_store.vector_search(vec(1, 0), SearchFilter(user, known_at=before), k=1)
     assert [h.version.id for h in hits] == [old_v.id]
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
-    assert any("db.index.vector.queryNodes" in q for q in queries)
+    # The shared HNSW index is never asked: its top N over every user moved a user's hits.
+    assert any("vector.similarity.cosine" in q for q in queries)
+    assert not any("db.index.vector.queryNodes" in q for q in queries)
 
 
 @pytest.mark.neo4j

@@ -1,7 +1,9 @@
-"""The Neo4j store's searches: the HNSW and fulltext indexes, the process's vector cache, both."""
+"""The Neo4j store's searches: the process's per-user vector and text caches (Lucene for phrases)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -26,12 +28,17 @@ from .queries import (
     _tx_cypher,
 )
 from .rows import one
-from .schema import FULLTEXT_INDEX, VECTOR_INDEX
+from .schema import FULLTEXT_INDEX
 from .state import Neo4jState
+from .text_index import TextCache
+
+# A ranking of one user's versions: (user, n) -> (the n best as (version id, score), best first,
+# ties with the n-th included; whether that is every candidate; the cache's [seq, epoch]).
+Ranker = Callable[[str, int], tuple[list[tuple[str, float]], bool, list]]
+_TEXTS_LOCK = threading.Lock()  # creates a store's text cache on first use
 
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
 MIN_FETCH = 100  # ... and never fewer than this many
-VECTOR_FETCH = 4  # HNSW candidates per wanted hit before an exact ranking
 CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
 CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
 
@@ -46,73 +53,151 @@ class Search(Neo4jState):
 
     def _hybrid_search(self, unit_query: np.ndarray, terms: list[str], flt: SearchFilter, k: int,
                        cues: list[str]) -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
-        """The index searches in one statement (the cue list is the text search once more,
-        of other words, over observations); each widens on its own (a rare second round trip)
-        when the filters left it fewer than k hits.
+        return self._ranked_lists(unit_query, terms, flt, k, cues)
 
-        The HNSW index is asked for k * VECTOR_FETCH candidates: its walk grows with the fetch
-        and was most of a recall, and at 100k it beat an exact scan of the cached vectors
-        (memory-bound). When the
-        filters leave fewer than k (or other users' vectors crowd the fetch), current versions
-        are ranked exactly from this process's vector cache, as many as it takes; as of a past
-        ``known_at`` (closed versions too), by a user-scoped scan on the server."""
+    def _ranked_lists(self, unit_query: np.ndarray | None, terms: list[str], flt: SearchFilter, k: int,
+                      cues: list[str]) -> tuple[list[SearchHit], list[SearchHit], list[SearchHit]]:
+        """The three searches (the cue list is the text search once more, of other words, over
+        observations), each ranked by this user's versions alone, so no other tenant moves a
+        user's results (issues 36 and 37):
+
+        - vectors: current versions by the exact cosine of this process's vector cache
+          (``vectors.py``); as of a past ``known_at`` (closed versions too), by a user-scoped
+          exact scan on the server. The shared HNSW index is not asked: its approximate walk
+          and its top N over every user's vectors made a user's hits (and whether the exact
+          fallback ran, with its differently rounded scores) depend on the other users.
+        - text: BM25 with the user's own statistics over the process's copy of the user's
+          postings (``text_index.py``); Lucene's scores count every tenant's documents, deleted
+          ones too. A query word the tokenizer makes a phrase still goes to Lucene.
+
+        The candidates of each go through the filters in one statement, best first, widened
+        while the filters leave fewer than k."""
         where, params = _filter_cypher(flt)
-        params |= {"q": unit_query.tolist(), "k": k, "fetch": max(k * OVERFETCH, MIN_FETCH)}
+        params |= {"k": k}
         tail = f"WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) WHERE {where['m']} "
-        vector = (f"CALL db.index.vector.queryNodes('{VECTOR_INDEX}', $vfetch, $q) "
-                  f"YIELD node AS v, score {tail}")
-        text = cue = ""
-        if terms:
-            params["lucene"] = _lucene(flt.user_id, terms)
-            text = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
-                    f"YIELD node AS v, score {tail}")
-        if cues:
-            params["cue_lucene"] = _lucene(flt.user_id, cues)
-            cue = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $cue_lucene, {{limit: $fetch}}) "
-                   f"YIELD node AS v, score {tail}AND m.kind = 'observation' ")
-        lists = self._searches([vector, text, cue], params | {"vfetch": k * VECTOR_FETCH})
-        if len(lists[0]) < k and flt.known_at is None:
-            lists[0] = self._cached_vector_search(unit_query, flt.user_id, k, tail, params)
+        lists: list[list[SearchHit]] = [[], [], []]
+        rankers: dict[int, tuple[Ranker, str, int]] = {}
+        if unit_query is None:
+            pass
+        elif flt.known_at is None:
+            rankers[0] = (self._vector_ranker(unit_query), tail, k * CACHE_FETCH)
         else:
-            if len(lists[0]) < k:
-                exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
-                         f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
-                lists[0] = self._searches([exact], params)[0]
+            exact = ("MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.embedding IS NOT NULL "
+                     f"WITH v, vector.similarity.cosine(v.embedding, $q) AS score {tail}")
+            lists[0] = self._searches([exact], params | {"q": unit_query.tolist()})[0]
             for hit in lists[0]:  # Neo4j reports cosine as (1 + cos) / 2; give callers the cosine
                 hit.score = 2.0 * hit.score - 1.0
-        for i, head in ((1, text), (2, cue)):  # the tenant clause already narrowed Lucene to the user
-            if head and len(lists[i]) < k:
-                lists[i] = self._searches([head], params | {"fetch": 2**31 - 1})[0]
+        for i, words, own_tail in ((1, terms, tail), (2, cues, f"{tail}AND m.kind = 'observation' ")):
+            if not words:
+                continue
+            ranker = self._text_ranker(words)
+            if ranker is not None:
+                rankers[i] = (ranker, own_tail, max(k * OVERFETCH, MIN_FETCH))
+            else:
+                lists[i] = self._lucene_search(words, flt.user_id, own_tail, params, k)
+        if rankers:
+            for i, hits in self._cached_searches(flt.user_id, rankers, params, k).items():
+                lists[i] = hits
         return lists[0], lists[1], lists[2]
 
-    def _cached_vector_search(self, unit_query: np.ndarray, user_id: str, k: int, tail: str,
-                              params: dict) -> list[SearchHit]:
-        """The top k current versions by exact cosine that pass the filters (``tail``): the
-        cache's best candidates go in in order, k * CACHE_FETCH of them, widened CACHE_WIDEN-fold
-        until k pass or every current version of the user was tried."""
-        vector = ("UNWIND $candidates AS c MATCH (v:MemoryVersion {id: c[0]}) "
-                  f"WITH v, c[1] AS score {tail}")
-        entry = self._vectors.entry(user_id)
-        wanted, caught_up = k * CACHE_FETCH, False
-        while True:
+    def _vector_ranker(self, unit_query: np.ndarray) -> Ranker:
+        def rank(user_id: str, n: int) -> tuple[list[tuple[str, float]], bool, list]:
+            entry = self._vectors.entry(user_id)
             with entry.lock:
                 if entry.seq < 0:  # never loaded: no point ranking an empty cache
                     self._run(self._vectors.refresh, user_id, entry, write=False)
-                candidates, every = entry.ranked_versions(unit_query, wanted)
-                ranked_at = [entry.seq, entry.epoch]
-            # The user's clock comes back with the hits: when the cache was behind (another
-            # process wrote), it catches up and the search runs again, once: a write landing
-            # after that is the race any read-then-search has.
-            lists, clock = self._searches([vector], params | {"candidates": [list(c) for c in candidates]},
-                                          clock=True)
-            if [clock[0] or 0, clock[1]] != ranked_at and not caught_up:
-                with entry.lock:
-                    self._run(self._vectors.refresh, user_id, entry, write=False)
+                candidates, every = entry.ranked_versions(unit_query, n)
+                return candidates, every, [entry.seq, entry.epoch]
+
+        return rank
+
+    def _text_ranker(self, words: list[str]) -> Ranker | None:
+        texts = self._text_cache()
+        tokens = texts.tokens(words)
+        if tokens is None:
+            return None
+
+        def rank(user_id: str, n: int) -> tuple[list[tuple[str, float]], bool, list]:
+            entry = texts.entry(user_id)
+            vectors = self._vectors.entry(user_id)
+            with entry.lock:
+                # This process's own write moves the vector cache on (``written``), not this
+                # one: catching up first saves running the searches twice after every write.
+                if entry.seq < 0 or (vectors.seq > entry.seq and vectors.epoch == entry.epoch):
+                    self._run(texts.refresh, user_id, entry, write=False)
+                candidates, every = entry.ranked(texts.tokenizer, tokens, n)
+                return candidates, every, [entry.seq, entry.epoch]
+
+        return rank
+
+    def _text_cache(self) -> TextCache:
+        cache = self.__dict__.get("_texts")
+        if cache is None:
+            with _TEXTS_LOCK:
+                cache = self.__dict__.setdefault("_texts", TextCache())
+        return cache
+
+    def _cached_searches(self, user_id: str, rankers: dict[int, tuple[Ranker, str, int]], params: dict,
+                         k: int) -> dict[int, list[SearchHit]]:
+        """The top k versions of each ranker's order that pass its filters (its ``tail``): the
+        best candidates go in in order, ``fetch`` of them, widened CACHE_WIDEN-fold until k pass
+        or every candidate was tried. All lists in one statement, with the user's clock: when a
+        cache was behind it (another writer, or this process's own write for the text cache),
+        the caches catch up and the statement runs again, once: a write landing after that is
+        the race any read-then-search has."""
+        wanted = {i: fetch for i, (_, _, fetch) in rankers.items()}
+        out: dict[int, list[SearchHit]] = {}
+        caught_up = False
+        while wanted:
+            order = sorted(wanted)
+            heads: list[str] = []
+            extra: dict[str, list] = {}
+            at: list[list] = []
+            every: dict[int, bool] = {}
+            for i in order:
+                rank, tail, _ = rankers[i]
+                candidates, every[i], ranked_at = rank(user_id, wanted[i])
+                extra[f"c{i}"] = [list(c) for c in candidates]
+                heads.append(f"UNWIND $c{i} AS c MATCH (v:MemoryVersion {{id: c[0]}}) "
+                             f"WITH v, c[1] AS score {tail}")
+                at.append(ranked_at)
+            lists, clock = self._searches(heads, params | extra, clock=True)
+            stale = any(ranked_at != [clock[0] or 0, clock[1]] for ranked_at in at)
+            if stale and not caught_up:
+                self._catch_up(user_id, order)
                 caught_up = True
                 continue
-            if len(lists[0]) >= k or every:
-                return lists[0]
-            wanted *= CACHE_WIDEN
+            for i, hits in zip(order, lists, strict=True):
+                if len(hits) >= k or every[i]:
+                    out[i] = hits
+                    del wanted[i]
+                else:
+                    wanted[i] *= CACHE_WIDEN
+        return out
+
+    def _catch_up(self, user_id: str, lists: list[int]) -> None:
+        """Bring the caches the lists ranked from up to date with the store."""
+        if 0 in lists:
+            entry = self._vectors.entry(user_id)
+            with entry.lock:
+                self._run(self._vectors.refresh, user_id, entry, write=False)
+        if 1 in lists or 2 in lists:
+            texts = self._text_cache()
+            text_entry = texts.entry(user_id)
+            with text_entry.lock:
+                self._run(texts.refresh, user_id, text_entry, write=False)
+
+    def _lucene_search(self, words: list[str], user_id: str, tail: str, params: dict,
+                       k: int) -> list[SearchHit]:
+        """Lucene's own ranking (a query word the tokenizer makes a phrase): its statistics
+        count every tenant's documents."""
+        head = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
+                f"YIELD node AS v, score {tail}")
+        params = params | {"lucene": _lucene(user_id, words)}
+        hits = self._searches([head], params | {"fetch": max(k * OVERFETCH, MIN_FETCH)})[0]
+        if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
+            hits = self._searches([head], params | {"fetch": 2**31 - 1})[0]
+        return hits
 
     def _nearest_memories(self, user_id: str, unit: np.ndarray, k: int,
                           min_score: float) -> list[list[tuple[str, float]]]:
@@ -123,15 +208,7 @@ class Search(Neo4jState):
             return entry.nearest(unit, k, min_score)
 
     def _text_search(self, terms: list[str], flt: SearchFilter, k: int) -> list[SearchHit]:
-        where, params = _filter_cypher(flt)
-        params |= {"lucene": _lucene(flt.user_id, terms), "k": k}
-        query = (f"CALL db.index.fulltext.queryNodes('{FULLTEXT_INDEX}', $lucene, {{limit: $fetch}}) "
-                 f"YIELD node AS v, score WHERE {where['v']} MATCH (v)-[:VERSION_OF]->(m:Memory) "
-                 f"WHERE {where['m']} ")
-        hits = self._searches([query], params | {"fetch": max(k * OVERFETCH, MIN_FETCH)})[0]
-        if len(hits) < k:  # the tenant clause already narrowed Lucene to this user: take all
-            hits = self._searches([query], params | {"fetch": 2**31 - 1})[0]
-        return hits
+        return self._ranked_lists(None, terms, flt, k, [])[1]
 
     def _searches(self, heads: list[str], params: dict, clock: bool = False) -> Any:
         """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
