@@ -24,6 +24,14 @@ def one(result: neo4j.Result) -> neo4j.Record:
     return record
 
 
+def user_clock(tx: neo4j.ManagedTransaction, user_id: str) -> tuple[int, str | None]:
+    """The user's ``UserClock`` (seq, epoch): what the per-user caches (vectors, texts) compare
+    with what they hold; (0, None) for a user nothing was written for."""
+    clock = one(tx.run(
+        "OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch", user=user_id))
+    return clock["seq"] or 0, clock["epoch"]
+
+
 def user_key(user_id: str) -> str:
     """A short token naming the tenant inside the fulltext index (Lucene drops huge tokens)."""
     return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..lru import LeastRecent
 from ..sqlite.text_index import Tokenizer, UserText
-from .rows import one
+from .rows import user_clock
 
 MAX_ROWS = 400_000  # versions held over all users (the vector cache's bound); the user in use stays
 
@@ -101,10 +101,7 @@ class TextCache:
 
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserTexts) -> None:
         """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
-        clock = one(tx.run(
-            "OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
-            user=user_id))
-        seq, epoch = clock["seq"] or 0, clock["epoch"]
+        seq, epoch = user_clock(tx, user_id)
         if epoch == entry.epoch and seq == entry.seq:
             return
         if entry.seq < 0 or epoch != entry.epoch:  # first read, or deletions: the whole user

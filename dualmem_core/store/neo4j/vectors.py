@@ -45,7 +45,7 @@ from ..models import Edge, MemoryVersion, WriteBatch
 from ..projection import grow, with_rest
 from ..vector_index import _SLACK, VectorIndex
 from . import rows as R
-from .rows import FAR_CYPHER, one
+from .rows import FAR_CYPHER, user_clock
 
 CLOCK_LABEL = "UserClock"
 # Locks the user's clock for the rest of the write transaction and returns the new seq.
@@ -257,10 +257,7 @@ class VectorCache:
 
     def refresh(self, tx: neo4j.ManagedTransaction, user_id: str, entry: UserVectors) -> None:
         """Bring ``entry`` (its lock held) up to date with the store: one query if nothing changed."""
-        clock = one(tx.run(
-            "OPTIONAL MATCH (c:UserClock {user_id: $user}) RETURN c.seq AS seq, c.epoch AS epoch",
-            user=user_id))
-        seq, epoch = clock["seq"] or 0, clock["epoch"]
+        seq, epoch = user_clock(tx, user_id)
         if epoch == entry.epoch and seq == entry.seq:
             return
         if entry.seq < 0:  # a first read: the whole user
