@@ -5,10 +5,8 @@ temporary SQLite store, lists the tools and calls each of them."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -20,6 +18,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from serving import free_port, wait_until_listening
 
 from dualmem_core.app import open_services
 from dualmem_core.errors import InvalidInput
@@ -196,12 +195,6 @@ def test_forget_everything_in_process(tmp_path: Path, monkeypatch: pytest.Monkey
     anyio.run(run)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_streamable_http_on_loopback(tmp_path: Path) -> None:
     port = free_port()
     log, out = (tmp_path / "server.log").open("w"), (tmp_path / "server.out").open("w")
@@ -211,15 +204,7 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL, stdout=out, stderr=log,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the HTTP server did not start within 60 s"
-                time.sleep(0.2)
+        wait_until_listening(process, port, tmp_path / "server.log")
 
         async def run() -> None:
             async with AsyncExitStack() as stack:

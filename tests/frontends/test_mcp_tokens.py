@@ -6,10 +6,8 @@ user; the right token and an all-users one work."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -23,7 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
-from test_mcp import free_port, server_env
+from serving import free_port, wait_until_listening
+from test_mcp import server_env
 
 from dualmem_core.service.tokens import TokenFile, tokens_path
 
@@ -42,15 +41,7 @@ def mcp_http(tmp_path: Path) -> Iterator[tuple[str, TokenFile]]:
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=log)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the HTTP server did not start within 60 s"
-                time.sleep(0.2)
+        wait_until_listening(process, port, tmp_path / "server.log")
         yield f"http://127.0.0.1:{port}/mcp", tokens
     finally:
         process.terminate()
