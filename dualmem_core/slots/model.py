@@ -33,9 +33,6 @@ class Telling:
     change: str | None = None  # "starts" | "ends" | "continues" | None when unsure
     chances: dict[str, float] = field(default_factory=dict)  # every label -> probability, kept or not
 
-    def tells(self, slot: str) -> bool:
-        return slot in self.slots
-
 
 @dataclass(frozen=True)
 class SlotModel:
