@@ -79,15 +79,25 @@ def delete_partitions(instance: DagsterInstance, user_ids: Iterable[str]) -> lis
 
 def forget_partition(user_id: str) -> bool:
     """Delete a forgotten user's partition now from the instance in DAGSTER_HOME, without waiting
-    for the sensor's next tick; False when DAGSTER_HOME is unset or the instance had none. For a
-    caller outside the pipeline (``dualmem forget`` could call it through an optional import,
-    as ``dualmem_core.extras`` does, so the core never imports Dagster)."""
+    for the sensor's next tick; False when DAGSTER_HOME is unset or the instance had none."""
     import os
 
     if not os.environ.get("DAGSTER_HOME"):
         return False
     with DagsterInstance.get() as instance:
         return bool(delete_partitions(instance, [user_id]))
+
+
+def delete_user_runs(instance: DagsterInstance, user_id: str) -> tuple[int, int]:
+    """Delete the user's finished runs (any job partitioned by user) and their event logs; the
+    counts deleted and left in flight (a queued or running run is left alone: deleting its records
+    under it would break it; it finds the user gone and a later purge takes it)."""
+    records = instance.get_run_records(RunsFilter(tags={"dagster/partition": user_id}))
+    in_flight = [r for r in records if r.dagster_run.status in _IN_FLIGHT]
+    for record in records:
+        if record.dagster_run.status not in _IN_FLIGHT:
+            instance.delete_run(record.dagster_run.run_id)  # the run and every event it logged
+    return len(records) - len(in_flight), len(in_flight)
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..errors import InvalidInput
+from ..integrations.forget_hooks import announce_forgotten
 from ..service import MemoryService
 from ..settings import resolve_settings
 from ..timeutil import EARLIEST, FAR_FUTURE
@@ -98,6 +99,8 @@ def forget(args: argparse.Namespace) -> int:
     if args.everything and not args.yes:
         raise UsageError(f"--everything deletes every memory of user {args.user!r} for good; "
                          "add --yes to confirm")
+    if args.purge_runs and not args.everything:
+        raise UsageError("--purge-runs deletes a forgotten user's Editor runs: it goes with --everything")
     with open_memory(args) as memory:
         if args.memory_id:  # as REST's 404: an id that names nothing is an error
             receipt = memory.forget_memory(user_id=args.user, memory_id=args.memory_id,
@@ -106,12 +109,19 @@ def forget(args: argparse.Namespace) -> int:
             receipt = memory.forget_user(args.user)
         else:
             receipt = memory.forget(user_id=args.user, source_ids=args.source_id)
+    if args.everything:
+        # After the store's delete, so a hook can only add to the forget, never undo it.
+        hooks = announce_forgotten(args.user, purge_runs=args.purge_runs)
+        for line in hooks.failed:
+            print(f"warning: the user is forgotten, but a forget hook failed: {line}", file=sys.stderr)
     if args.json:
         print_json(receipt)
         return 0
     if isinstance(receipt, dict):  # everything: counts per kind of record
         shown = ", ".join(f"{n} {kind}" for kind, n in receipt.items())
         print(f"forgot everything of user {args.user}: {shown or 'nothing was stored'}")
+        for line in hooks.done:
+            print(f"  {line}")
         return 0
     print(f"forgot for user {receipt.user_id}: {plural(len(receipt.episode_ids), 'episode')}, "
           f"{plural(len(receipt.memory_ids), 'memory', 'memories')} "
@@ -209,5 +219,8 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     what.add_argument("--memory-id", metavar="ID", help="one memory, as recall shows it")
     what.add_argument("--everything", action="store_true", help="every record of the user (needs --yes)")
     p.add_argument("--yes", action="store_true", help="confirm --everything")
+    p.add_argument("--purge-runs", action="store_true",
+                   help="with --everything: also delete the user's Editor runs and their event logs "
+                   "from the Dagster instance in DAGSTER_HOME")
     p.add_argument("--json", action="store_true", help="print the receipt as JSON")
     p.set_defaults(run=forget)

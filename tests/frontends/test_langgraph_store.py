@@ -1,9 +1,9 @@
 """dualmem as LangGraph's store (``dualmem_core.integrations.langgraph.DualmemStore``).
 
-The same calls on LangGraph's own ``InMemoryStore`` and on a ``DualmemStore`` over an embedded
-store give the same items, keys and namespaces (where only dualmem ranks, as sets); a compiled
-graph whose node puts a memory in one run finds it with ``search`` in a run on another thread;
-the async path (``abatch``) does the same. Skipped without the ``langgraph`` extra.
+The same calls on LangGraph's own ``InMemoryStore`` and on a ``DualmemStore`` over each backend
+(the embedded store and Neo4j) give the same items, keys and namespaces (where only dualmem ranks,
+as sets); a compiled graph whose node puts a memory in one run finds it with ``search`` in a run on
+another thread; the async path (``abatch``) does the same. Skipped without the ``langgraph`` extra.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
-from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -34,9 +33,19 @@ from dualmem_core.errors import InvalidInput, MissingExtra  # noqa: E402
 from dualmem_core.integrations.langgraph import DualmemStore  # noqa: E402
 
 
+def opened(url: str, **options: Any) -> DualmemStore:
+    """A DualmemStore on an empty store. LangGraph's ids are the caller's ("u1"), and listing
+    every namespace must see only this test's: on the session's shared Neo4j, every user the
+    earlier tests left is deleted first (each test makes its own users; none outlives it)."""
+    store = DualmemStore.open(url, **options)
+    for user in store.store.list_users():
+        store.store.delete_user(user)
+    return store
+
+
 @pytest.fixture
-def dualmem(tmp_path: Path):
-    with DualmemStore.open(f"sqlite:///{tmp_path / 'memory.db'}") as store:
+def dualmem(store_url: str):
+    with opened(store_url) as store:
         yield store
 
 
@@ -161,8 +170,8 @@ def test_a_value_without_a_text_field_is_remembered_as_json(dualmem: DualmemStor
         DualmemStore(dualmem.writer, user_at=2).put(ns, "k", {"text": "x"})
 
 
-def test_user_at_names_the_label_that_is_the_user(tmp_path: Path) -> None:
-    with DualmemStore.open(f"sqlite:///{tmp_path / 'm.db'}", user_at=1) as store:
+def test_user_at_names_the_label_that_is_the_user(store_url: str) -> None:
+    with opened(store_url, user_at=1) as store:
         store.put(("memories", "ana"), "home", {"text": "I live in Lisbon"})
         store.put(("memories", "bo"), "home", {"text": "I live in Oslo"})
         assert store.store.list_users() == ["ana", "bo"]
