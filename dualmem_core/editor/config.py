@@ -24,6 +24,12 @@ class EditorConfig:
     # the later one too, inside the fact's decision; off by default: it changed nothing on the
     # evaluation's tune part, and one move stays one supersession (edge) for whoever counts them.
     messages_follow_facts: bool = False
+    # The slot reader (``told_anew.py``): a new message it reads, at this chance or more, as
+    # telling a single-valued slot of the speaker ends the user's older fact of that slot whose
+    # value it does not restate (and, read as ``+ends``, their partner). The chance is chosen
+    # on the evaluation's tune part (docs/editor.md).
+    reader_supersede: bool = True
+    reader_chance: float = 0.8
 
     # Resolve entities: names sharing this much of their letter trigrams (a typo, a spacing)
     # look alike and go to the grey band; they never merge on spelling alone.

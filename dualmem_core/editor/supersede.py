@@ -36,6 +36,7 @@ from .decisions import Decision, Revise, StageResult, edge
 from .judge import Judge
 from .replaced import replaced
 from .stints import Interval, ended, fact_slots, joined, original_interval, value_keys
+from .told_anew import told_anew
 from .view import GraphView, object_key
 
 STAGE = "supersede"
@@ -121,7 +122,11 @@ def supersede(
             successors[d.subject] |= {op.edge.src_id for op in d.ops if isinstance(op, ch.AddEdge)}
         elif d.action == "restore":
             successors[d.subject].clear()
-    _fold(view, result, replaced(view, config or EditorConfig(), judge, successors))
+    config = config or EditorConfig()
+    _fold(view, result, replaced(view, config, judge, successors))
+    decided = {d.subject for d in result.decisions} | {
+        op.memory_id for d in result.decisions for op in d.ops if isinstance(op, Revise)}
+    result.decisions += told_anew(view, config, decided, successors)
     return result
 
 
