@@ -46,6 +46,11 @@ class EditorConfig:
     summary_turns: int = 5
     summary_chars: int = 600
 
+    # Intentions (``intentions.py``): the user's plans as ``intention`` memories with a due time and
+    # a state, for ``Writer.upcoming``. Off by default: each plan adds a memory carrying its message's
+    # text that recall can also find, and that was not yet measured on the fixture.
+    intentions: bool = False
+
     # Score: a change smaller than this is not worth a new version (keeps reruns a fixpoint).
     min_score_change: float = 0.05
 
