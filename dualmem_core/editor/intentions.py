@@ -9,9 +9,11 @@ predicate is ``intends`` and ``valid_from`` the time it was said (an open plan w
 
 A new user message read as ``done`` or ``dropped`` closes the open intention said before it that is
 most alike by the reader's text features, when at least the model's ``same_plan`` cosine (chosen
-on the written pairs): the intention's version is revised to that state. Only new messages are
+on the written pairs): the intention's version is revised to that state (the decision names the
+closing message). Only new messages are
 read, so the cost follows what is new. Intentions are the run's own records (``created_by`` the
-run id): rollback removes them and undoes the state changes.
+run id): rollback removes them and undoes the state changes. Their one source is the plan's
+message, so forgetting it forgets the intention.
 """
 
 from __future__ import annotations
@@ -148,14 +150,14 @@ def _closes(message: _Said, opened: list[_Open], threshold: float) -> _Open | No
 
 def _closed(view: GraphView, closed: _Open, message: _Said, state: str,
             made: list[tuple[_Said, float, list[StageOp], Decision]]) -> Decision:
+    # The closing message is not made a source: the intention carries the plan's text, which must
+    # go when the plan's message is forgotten, not live on through a second source.
     evidence = {"closing": message.memory_id}
-    if closed.made is not None:  # made in this run: it is born closed, and its sources say both
+    if closed.made is not None:  # made in this run: it is born closed
         _, _, born, decision = made[closed.made]
         version = next(op.version for op in born if isinstance(op, ch.AddVersion))
         version.object = state
-        born += [edge(view, EdgeType.FROM, decision.subject, e, rule=STAGE) for e in message.episodes]
         return Decision(state, decision.subject, "reader", message.memory_id, evidence, [])
     assert closed.memory_id is not None and closed.version_id is not None
     ops: list[StageOp] = [Revise(closed.memory_id, closed.version_id, {"object": state})]
-    ops += [edge(view, EdgeType.FROM, closed.memory_id, e, rule=STAGE) for e in message.episodes]
     return Decision(state, closed.memory_id, "reader", message.memory_id, evidence, ops)

@@ -23,7 +23,7 @@ class Intention:
     text: str  # the message that said the plan
     due: datetime
     state: str
-    sources: list[str]  # the source ids of the plan's message (and of one closing it)
+    sources: list[str]  # the source id of the plan's message
 
 
 def upcoming(store: Store, user_id: str, now: datetime, within: timedelta) -> list[Intention]:

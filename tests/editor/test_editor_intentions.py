@@ -68,3 +68,12 @@ def test_off_by_default(store, user):
     say(Writer(store), user, ["I'm flying to Lisbon next Friday"], "a", T)
     Editor(store).run(user)
     assert intentions(store, user) == {}
+
+
+def test_forgetting_the_plan_forgets_its_intention(store, user):
+    writer = Writer(store)
+    say(writer, user, ["I'll fix the leaky tap this weekend"], "a", T)
+    say(writer, user, ["Fixed the leaky tap! no more dripping"], "b", T + timedelta(days=3))
+    Editor(store, config=ON).run(user)
+    writer.forget(user_id=user, source_ids=["a0"])
+    assert intentions(store, user) == {}
