@@ -1,11 +1,12 @@
 """Intentions (issue 35, L7): the user's plans, each an ``intention`` memory with a due time and a state.
 
-A new user message the intention reader (``intentions_model.py``, learned) reads as a ``plan``
-becomes an intention: its text the message's, ``object`` its state (``open``), ``subject`` the user.
-The due time is the date the Writer already resolved from the same message: the earliest
-``valid_from`` after the message's day among the facts read from its episode ("next Friday" ->
-that Friday). With one the predicate is ``due`` and ``valid_from`` the due time; without one the
-predicate is ``intends`` and ``valid_from`` the time it was said (an open plan with no date).
+A new user message the intention reader (``intentions_model.py``, learned) reads as a ``plan``, at
+``EditorConfig.intention_chance`` or more, becomes an intention: its text the message's, ``object``
+its state (``open``), ``subject`` the user. The due time is the date the Writer already resolved
+from the same message: the earliest ``valid_from`` after the moment said among the facts read from
+its episode ("next Friday" -> that Friday). With one the predicate is ``due`` and ``valid_from`` the
+due time; without one the predicate is ``intends`` and ``valid_from`` the time it was said (an open
+plan with no date).
 
 A new user message read as ``done`` or ``dropped`` closes the open intention said before it that is
 most alike by the reader's text features, when at least the model's ``same_plan`` cosine (chosen
@@ -67,9 +68,9 @@ def find_intentions(view: GraphView, config: EditorConfig) -> StageResult:
     opened = _open_intentions(view)
     made: list[tuple[_Said, float, list[StageOp], Decision]] = []
     threshold = float(default_model().meta["same_plan"])
-    dates = _fact_dates(view) if any(r.label == PLAN for r in readings) else {}
+    dates = _fact_dates(view) if any(r.label == PLAN for r in readings) else {}  # read once, if needed
     for message, reading in zip(said, readings, strict=True):
-        if reading.label == PLAN:
+        if reading.label == PLAN and reading.chance >= config.intention_chance:
             decision = _made(view, message, reading.chance, _due(dates, message))
             opened.append(_Open(None, None, message.text, message.said, len(made)))
             made.append((message, reading.chance, decision.ops, decision))
