@@ -38,7 +38,7 @@ from .service import MAX_HITS, MemoryService, parse_time
 from .service.compact import AgentId, AsOf, KnownAt, SaidAt, SessionId, UserId
 from .service.http_auth import BearerAuth, refusal
 from .service.invalid import describe
-from .service.models import ForgetOut, HistoryOut, RecallOut, RememberOut
+from .service.models import ForgetOut, HistoryOut, RecallOut, RememberOut, UpcomingOut
 from .service.tokens import TokenFile, is_loopback, require_tokens_beyond_loopback, tokens_path
 from .writer.writer import Writer
 
@@ -131,7 +131,7 @@ class _Server(MCPServer):
 
 
 def build_server(memory: MemoryService | Writer) -> MCPServer:
-    """An MCP server whose four tools call ``memory`` (a ``MemoryService``, or a bare Writer)."""
+    """An MCP server whose tools call ``memory`` (a ``MemoryService``, or a bare Writer)."""
     if not isinstance(memory, MemoryService):
         memory = MemoryService(memory)
     server = _Server("dualmem", instructions=INSTRUCTIONS, log_level="WARNING")
@@ -254,6 +254,27 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
                                                             out.deleted.items() if n)
                     if total else "Nothing matched; nothing was deleted.")
             return _result(out, text)
+        return _guarded(ctx, user_id, call)
+
+    @server.tool(
+        description=(
+            "The user's open plans coming due: what they said they would do ('I'm flying to Lisbon next "
+            "Friday') and have not since said is done or dropped, due from the start of today to now plus "
+            "`within`. Call it at the start of a conversation to follow up on plans proactively. "
+            "A plan said without a date is not listed."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    def upcoming(
+        ctx: Context,
+        user_id: UserId,
+        within: Annotated[str, Field(
+            description="How far ahead: a whole number and h, d or w, like 7d or 12h.")] = "7d",
+    ) -> Annotated[CallToolResult, UpcomingOut]:
+        def call() -> CallToolResult:
+            out = UpcomingOut.of(user_id, within, memory.upcoming(user_id, within=within))
+            text = "\n".join(f"{i.due.date().isoformat()}: {i.text}" for i in out.intentions)
+            return _result(out, text or f"No open plans come due within {within}.")
         return _guarded(ctx, user_id, call)
 
     return server

@@ -1,4 +1,4 @@
-"""The Writer's verbs: remember, recall, history, forget."""
+"""The Writer's verbs: remember, recall, history, forget, upcoming."""
 
 from __future__ import annotations
 
@@ -137,6 +137,20 @@ def forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def upcoming(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        found = memory.upcoming(args.user, now=args.now, within=args.within)
+    if args.json:
+        print_json(found)
+        return 0
+    if not found:
+        print(f"no open plans of {args.user} come due within {args.within}")
+        return 0
+    print(table(["DUE", "SOURCES", "MEMORY", "TEXT"],
+                [[i.due.isoformat(), short_list(i.sources), i.memory_id, i.text] for i in found]))
+    return 0
+
+
 def _scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="session id (recall: only this session's memories)")
     parser.add_argument("--agent", metavar="ID", help="agent id (recall: only this agent's memories)")
@@ -224,3 +238,19 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
                    "from the Dagster instance in DAGSTER_HOME")
     p.add_argument("--json", action="store_true", help="print the receipt as JSON")
     p.set_defaults(run=forget)
+
+    p = commands.add_parser(
+        "upcoming", parents=[common], formatter_class=HelpFormatter,
+        help="the user's open plans coming due",
+        description="Open intentions (plans the user said, not since said to be done or dropped) "
+        "due from the start of today to now plus --within. The Editor's intentions stage makes "
+        "them (EditorConfig(intentions=True)); a plan said without a date is never listed.",
+        epilog="examples:\n  dualmem upcoming --user u1\n  dualmem upcoming --user u1 --within 30d --json",
+    )
+    p.add_argument("--user", required=True, metavar="ID", help="whose memory (required)")
+    p.add_argument("--within", default="7d", metavar="DURATION",
+                   help="how far ahead: a whole number and h, d or w (default: 7d)")
+    p.add_argument("--now", type=iso_time, metavar="TIME",
+                   help=f"count from TIME (default: now). {TIME_HELP}")
+    p.add_argument("--json", action="store_true", help="print the intentions as a JSON list")
+    p.set_defaults(run=upcoming)

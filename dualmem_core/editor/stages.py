@@ -16,6 +16,7 @@ from .config import EditorConfig
 from .decisions import StageResult
 from .dedupe import deduplicate
 from .entities import resolve_entities
+from .intentions import find_intentions
 from .judge import Judge
 from .relations import mine_relations
 from .summaries import summarise
@@ -23,7 +24,7 @@ from .supersede import supersede
 from .view import GraphView
 
 # Summaries before scoring: the entity stage has linked the turns to the people they name.
-STAGES = ("dedupe", "supersede", "entities", "relations", "summaries", "confidence")
+STAGES = ("dedupe", "supersede", "entities", "relations", "summaries", "intentions", "confidence")
 
 
 def _copies(prior: list[StageResult]) -> dict[str, str]:
@@ -37,6 +38,7 @@ _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge]
     "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
     "summaries": lambda view, prior, config, judge: summarise(view, config, prior, judge),
+    "intentions": lambda view, prior, config, judge: find_intentions(view, config),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),
 }
 

@@ -33,6 +33,7 @@ from ..service.models import (
     RememberOut,
     RollbackOut,
     Time,
+    UpcomingOut,
 )
 
 MAX_K = MAX_HITS
@@ -123,6 +124,17 @@ def profile(
     entries = services.profile(user_id, subject=subject)
     return ProfileOut(user_id=user_id, subject=subject,
                       entries={p: ProfileEntryOut.of(e) for p, e in entries.items()})
+
+
+@router.get("/upcoming", tags=["memories"])
+def upcoming(
+    user_id: UserId,
+    services: ServicesDep,
+    within: Annotated[str, Query(
+        description="How far ahead: a whole number and h, d or w.", examples=["7d"])] = "7d",
+) -> UpcomingOut:
+    """The user's open plans coming due (from the start of today to now plus ``within``), soonest first."""
+    return UpcomingOut.of(user_id, within, services.upcoming(user_id, within=within))
 
 
 @router.delete("/memories", tags=["forget"])

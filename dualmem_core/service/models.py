@@ -20,6 +20,7 @@ from ..store.forgetting import ForgetReceipt
 from ..timeutil import EARLIEST, is_open
 from ..writer.facts import Fact
 from ..writer.results import History, Hit, ProfileEntry, RememberResult, VersionView
+from ..writer.upcoming import Intention
 from .times import as_utc
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -230,6 +231,29 @@ class ProfileOut(BaseModel):
     entries: dict[str, ProfileEntryOut] = Field(
         description="The current value of each single-valued fact, by predicate."
     )
+
+
+class IntentionOut(BaseModel):
+    memory_id: str = Field(examples=[MEMORY_ID])
+    text: str = Field(description="The message that said the plan.",
+                      examples=["I'm flying to Lisbon next Friday"])
+    due: datetime = Field(description="When it is due (the start of its day when a day was said).")
+    state: str = Field(description="`open`: not yet said to be done or dropped.", examples=["open"])
+    sources: list[str] = Field(description="Source ids of the messages it came from.", examples=[["msg-17"]])
+
+    @classmethod
+    def of(cls, i: Intention) -> IntentionOut:
+        return cls(memory_id=i.memory_id, text=i.text, due=i.due, state=i.state, sources=i.sources)
+
+
+class UpcomingOut(BaseModel):
+    user_id: str = Field(examples=["u1"])
+    within: str = Field(description="The window asked for, from now.", examples=["7d"])
+    intentions: list[IntentionOut] = Field(description="The user's open plans coming due, soonest first.")
+
+    @classmethod
+    def of(cls, user_id: str, within: str, found: list[Intention]) -> UpcomingOut:
+        return cls(user_id=user_id, within=within, intentions=[IntentionOut.of(i) for i in found])
 
 
 # -- forget -------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ counts); the CLI's ``--json`` is its own.
   recall         GET /recall?q=                            recall      recall
   history        GET /memories/{memory_id}/history         history     history
   profile        GET /profile                              -           -
+  upcoming       GET /upcoming?within=7d                   upcoming    upcoming
   forget         DELETE /memories?source_id=               forget      forget --source-id
   forget_memory  DELETE /memories/{memory_id}              (forget)    forget --memory-id
   forget_user    DELETE /v1/users/{user_id}                (forget)    forget --everything --yes
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Literal, cast, overload
 
 from ..errors import InvalidInput, NotFound, StoreUnavailable
 from ..store.validate import check_user_id
+from .durations import parse_within
 from .errors import no_memory
 from .text import check_unicode
 
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from ..store import Store
     from ..store.forgetting import ForgetReceipt
     from ..writer.results import History, Hit, ProfileEntry, RememberResult
+    from ..writer.upcoming import Intention
     from ..writer.writer import Writer
 
 
@@ -163,6 +166,10 @@ class MemoryService:
     def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
         """The current value of each single-valued fact about ``subject``, by predicate."""
         return self.writer.profile(user_id, subject=subject)
+
+    def upcoming(self, user_id: str, *, now: datetime | None = None, within: str = "7d") -> list[Intention]:
+        """The user's open plans due by ``now + within`` (``durations.parse_within``), soonest first."""
+        return self.writer.upcoming(user_id, now=now, within=parse_within(within))
 
     @overload
     def forget(self, *, user_id: str, source_ids: Sequence[str] | None = None, memory_id: str | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import cast
 
 from ..errors import InvalidInput, NotFound, SourceIdTaken
@@ -46,6 +46,8 @@ from .results import History, Hit, ProfileEntry, RememberResult, VersionView
 from .search_text import RecentTurns
 from .self_names import about_user, self_names
 from .sessions import Discourse, SessionContexts
+from .upcoming import Intention
+from .upcoming import upcoming as upcoming_intentions
 
 # A copy the Editor folded into its canonical memory ("duplicate") is recalled through that one.
 RECALLED_STATUSES = ("active", "superseded")
@@ -380,6 +382,16 @@ class Writer:
         for entry in profile.values():
             entry.sources = sources.get(entry.memory_id, [])
         return profile
+
+    def upcoming(self, user_id: str, now: datetime | None = None,
+                 within: timedelta = timedelta(days=7)) -> list[Intention]:
+        """The user's open plans coming due by ``now + within`` (the Editor's intentions stage
+        makes them; ``upcoming.py``), soonest first."""
+        check_user_id(user_id)
+        if within < timedelta(0):
+            raise InvalidInput("within must not be negative")
+        now = utcnow() if now is None else require_aware(now, "now")
+        return upcoming_intentions(self.store, user_id, now, within)
 
     # -- delete ---------------------------------------------------------------------------
 

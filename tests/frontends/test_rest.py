@@ -28,6 +28,7 @@ PATHS = {
     "/v1/users/{user_id}/memories/{memory_id}",
     "/v1/users/{user_id}",
     "/v1/users/{user_id}/profile",
+    "/v1/users/{user_id}/upcoming",
     "/v1/users/{user_id}/editor/runs",
     "/v1/users/{user_id}/editor/runs/{run_id}/rollback",
     "/healthz",

@@ -111,7 +111,14 @@ def stage_metadata(result: StageResult, snapshot: Snapshot, judge: Judge) -> dic
 
 def layer_metadata(result: StageResult) -> dict[str, Any]:
     """For the summaries stage: how many it made or remade, and one summary's text when texts
-    are shown (``SHOW_TEXTS``), taken from its decision (the new memory is not in the snapshot)."""
+    are shown (``SHOW_TEXTS``), taken from its decision (the new memory is not in the snapshot).
+    For the intentions stage: how many plans it kept, how many of those have a due time, and how
+    many it closed (no texts: counts say what the stage did)."""
+    if result.stage == "intentions":
+        counts = result.counts()
+        dated = sum(1 for d in result.decisions if d.action == "intend" and d.evidence.get("due"))
+        return {"intentions": counts.get("intend", 0), "intentions_with_due_time": dated,
+                "intentions_done": counts.get("done", 0), "intentions_dropped": counts.get("dropped", 0)}
     if result.stage != "summaries":
         return {}
     texts = [op.version.text for d in result.changing() for op in d.ops if isinstance(op, ch.AddVersion)]
