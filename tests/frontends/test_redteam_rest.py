@@ -77,6 +77,8 @@ BAD_BODIES: list[tuple[str, Any, str]] = [  # (what, JSON body, words the detail
      "content[0].source_id holds a NUL"),
     ("NUL in session id (fixed)", {"content": "hi", "session_id": "s\x00"}, "session_id holds a NUL"),
     ("lone surrogate in source id", {"content": "hi", "source_id": "\ud800"}, "lone surrogate"),
+    ("source id over 1,024 characters (fixed: a 500 on Neo4j)", {"content": "hi", "source_id": "x" * 1025},
+     "at most 1,024"),
     ("dict speaker", {"content": "hi", "speaker": {"a": 1}}, "body.speaker: must be text"),
     ("unknown role", {"content": "hi", "role": "root"}, "body.role: must be one of"),
     ("words for a date", {"content": "hi", "at": "yesterday"}, "body.at: is not an ISO 8601"),
