@@ -118,9 +118,16 @@ def _guarded(ctx: Context, user_id: str, call: Callable[[], T]) -> T:
 class _Server(MCPServer):
     """The SDK's server, but arguments that do not match a tool's schema are a tool error in our
     words (``service/invalid.py``): the SDK passed on pydantic's text, its error codes and a link
-    to errors.pydantic.dev."""
+    to errors.pydantic.dev. An argument the tool does not take is refused as REST refuses an
+    unknown field: the SDK dropped it, so a misspelt ``source_ids`` on remember stored the message
+    with no source id and told the agent it had worked (the red-team pass)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        unknown = sorted(set(arguments) - set(tool.parameters.get("properties", {}))) if tool else []
+        if unknown:
+            raise ToolError(f"{name} was called with arguments it cannot take: " + describe(
+                [{"type": "extra_forbidden", "loc": (key,)} for key in unknown]))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

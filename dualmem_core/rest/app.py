@@ -7,11 +7,13 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from importlib.metadata import PackageNotFoundError, version
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException
 
 from ..errors import DualmemError
 from ..service import STATUS_OF_ERROR, MemoryService, redact, status_of
@@ -93,6 +95,14 @@ def create_app(store_url: str | None = None, *, max_body_bytes: int = MAX_BODY_B
         # FastAPI's own {"detail": [...]} was the one error not in our shape, with pydantic's words
         return JSONResponse({"error": "InvalidInput", "detail": describe(exc.errors())}, status_code=422)
 
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        # Starlette's own refusals (an unknown path, a method the path does not take, a body that
+        # is not UTF-8 or nests too deep) were {"detail": "Not Found"}, not our shape (red-team pass)
+        name = HTTPStatus(exc.status_code).phrase.title().replace(" ", "").replace("-", "")
+        return JSONResponse({"error": name, "detail": _http_detail(request, exc)},
+                            status_code=exc.status_code, headers=exc.headers)
+
     @app.exception_handler(DualmemError)
     async def dualmem_error(request: Request, exc: DualmemError) -> JSONResponse:
         code = status_of(exc)
@@ -122,6 +132,18 @@ def serve(host: str = "127.0.0.1", port: int = 8000, store_url: str | None = Non
     if not log_queries:
         log_paths_only()  # after Config, which (re)configures uvicorn's loggers
     uvicorn.Server(config).run()
+
+
+def _http_detail(request: Request, exc: HTTPException) -> str:
+    said = f"{request.method} {request.url.path}"
+    if exc.status_code == 404:
+        return f"no such path: {said}; /docs lists the API's paths (users are /v1/users/ID/...)"
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return f"{said}: this path does not take {request.method}" + (f"; it takes {allowed}" * bool(allowed))
+    if exc.status_code == 400:
+        return "body: could not be read as JSON (not UTF-8, or nested too deeply); send one JSON object"
+    return str(exc.detail)
 
 
 def _redact(detail: str, store: object) -> str:

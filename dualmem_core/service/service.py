@@ -42,13 +42,18 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, cast, overload
 
-from ..errors import InvalidInput, NotFound, StoreUnavailable
+from ..errors import ConflictError, InvalidInput, NotFound, StoreUnavailable
 from ..store.validate import check_user_id
 from .durations import parse_within
 from .errors import no_memory
 from .text import check_unicode
 
 MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI allows the store's MAX_K)
+# A forget running at the same time (another request, or another process on the same SQLite file)
+# can delete a memory a new message links to, between the Writer's reads and its write: the store
+# then refuses the whole batch with NotFound, nothing written, and a fresh attempt reads again.
+# The red-team pass saw a remember answer 404 about a memory the client never named.
+REMEMBER_ATTEMPTS = 3
 
 if TYPE_CHECKING:
     from ..app import Services
@@ -115,8 +120,21 @@ class MemoryService:
         check_unicode(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id,
                       role=role, speaker=speaker)
         self.check_size(content)
-        return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
-                                    at=at, source_id=source_id, speaker=speaker, role=role)
+        for _ in range(REMEMBER_ATTEMPTS - 1):
+            try:
+                return self.writer.remember(content, user_id=user_id, session_id=session_id,
+                                            agent_id=agent_id, at=at, source_id=source_id, speaker=speaker,
+                                            role=role)
+            except NotFound:
+                continue  # a record it linked to was forgotten meanwhile; nothing was written
+        try:
+            return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
+                                        at=at, source_id=source_id, speaker=speaker, role=role)
+        except NotFound as exc:
+            raise ConflictError(
+                f"records this message links to kept being forgotten while it was stored ({exc}); "
+                f"nothing was written after {REMEMBER_ATTEMPTS} tries: send it again"
+            ) from exc
 
     def check_size(self, content: str | Sequence[dict]) -> None:
         """``InvalidInput`` for a message longer than ``max_message_chars``, naming the message, the
