@@ -219,8 +219,8 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
     kept = kept_paths(keep, n, seed, embedder) if keep is not None and backend == "sqlite" else None
     reuse = kept is not None and kept[0].exists() and kept[1].exists()
     try:
-        if reuse:
-            out["preload"] = restore_preload(*kept, tmp / "bench.db", rng, seen)
+        if kept is not None and reuse:
+            out["preload"] = restore_preload(kept[0], kept[1], tmp / "bench.db", rng, seen)
             out["preload_reused"] = str(kept[0])
         with sb.opened(backend, tmp) as (store, server):  # SQLite file tmp/bench.db
             writer = Writer(store, embedder=make_embedder(embedder), sync=True if sync else None)
@@ -230,7 +230,7 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
                 sb.log(f"{backend} N={n:,}: preload")
                 out["preload"] = preload(writer, n, rng, seen)
                 if kept is not None:
-                    keep_preload(tmp / "bench.db", *kept, out["preload"])
+                    keep_preload(tmp / "bench.db", kept[0], kept[1], out["preload"])
             if queue is not None:
                 out["preload"]["flush_s"] = sb.timed(writer.flush)[0] / 1000
                 queue.lags.clear()
@@ -348,7 +348,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="untimed recalls (half as-of) on Neo4j after the preload, before timing")
     p.add_argument("--embedder", default="hashing", help="hashing, delay20 or minilm")
     p.add_argument("--sync", action="store_true", help="embed inline in every remember (no queue)")
-    p.add_argument("--keep", type=Path, help="folder to save preloaded SQLite databases in and reuse them from")
+    p.add_argument("--keep", type=Path, help="folder to keep preloaded SQLite databases in, to reuse")
     p.add_argument("--out", default="benchmarks/results/writer.json")
     args = p.parse_args(argv)
     report = {"machine": sb.machine_info(), "runs": [], "config": {
