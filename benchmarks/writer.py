@@ -19,11 +19,14 @@ instead, as before the queue): the preload is flushed before timing, and the que
 
 Run:  python -m benchmarks.writer [--sizes 1000,10000,100000] [--backends sqlite,neo4j]
                                   [--queries 200] [--server-warmup 1000]
-                                  [--embedder hashing|delay20|minilm] [--sync]
+                                  [--embedder hashing|delay20|minilm] [--sync] [--keep DIR]
                                   [--out benchmarks/results/writer.json]
 Tables go to stdout, progress to stderr; the JSON is rewritten after every (backend, size). Stores
 are opened as in the store benchmark (fresh temp dir; Neo4j stopped even on error). A Neo4j size
 whose preload, projected from the previous size's rate, exceeds --preload-budget s is cut to NEO4J_CAP.
+``--keep DIR`` (SQLite only) saves each preloaded database in DIR and, on a later run with the same
+size, seed and embedder, starts from a copy of it instead of preloading again (a 100k preload takes
+minutes); the preload figures reported are then the saved run's.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import tempfile
 import time
 from collections.abc import Sequence
@@ -164,6 +168,30 @@ def preload(writer: Writer, n: int, rng: random.Random, seen: set[str]) -> dict:
             **{f"call_{k}": v for k, v in sb.pcts([s * 1000 for s in times]).items()}}
 
 
+def kept_paths(keep: Path, n: int, seed: int, embedder: str) -> tuple[Path, Path]:
+    stem = keep / f"writer-sqlite-{n}-seed{seed}-{embedder}"
+    return stem.with_suffix(".db"), stem.with_suffix(".json")
+
+
+def restore_preload(db: Path, info: Path, target: Path, rng: random.Random, seen: set[str]) -> dict:
+    """Copy a kept database to ``target`` and replay the preload's draws from ``rng`` (without writing),
+    so the timed messages and questions that follow are the ones a fresh preload would have led to."""
+    shutil.copyfile(db, target)
+    preloaded = json.loads(info.read_text())
+    for _ in range(preloaded["messages"]):  # preload draws message() then uniform() per message
+        seen.add(message(rng)[1])
+        rng.uniform(0, 600)
+    return preloaded
+
+
+def keep_preload(source: Path, db: Path, info: Path, preloaded: dict) -> None:
+    """A consistent copy of the open store's file (SQLite's online backup), then the preload's figures."""
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(source) as src, sqlite3.connect(db) as dst:
+        src.backup(dst)
+    info.write_text(json.dumps(preloaded, indent=2) + "\n")
+
+
 def warm_server(writer: Writer, rng: random.Random, count: int) -> None:
     """``count`` untimed recalls, half of them as-of. A Neo4j server's JIT is still compiling the
     read path after a preload of writes: at 10k, the first 200 recalls cost the server 157 ms of
@@ -182,19 +210,27 @@ def timed_calls(fn, items: list) -> dict:
 
 
 def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_warmup: int = 0,
-          embedder: str = "hashing", sync: bool = False) -> dict:
+          embedder: str = "hashing", sync: bool = False, keep: Path | None = None) -> dict:
     rng, seen = random.Random(seed + n), set()
     out: dict = {"backend": backend, "n": n, "requested_n": requested, "loadavg": os.getloadavg(),
                  "server_warmup": server_warmup if backend == "neo4j" else 0}
     tmp = Path(tempfile.mkdtemp(prefix=f"dualmem-writer-{backend}-"))
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux), so the peak read is this run's
+    kept = kept_paths(keep, n, seed, embedder) if keep is not None and backend == "sqlite" else None
+    reuse = kept is not None and kept[0].exists() and kept[1].exists()
     try:
+        if kept is not None and reuse:
+            out["preload"] = restore_preload(kept[0], kept[1], tmp / "bench.db", rng, seen)
+            out["preload_reused"] = str(kept[0])
         with sb.opened(backend, tmp) as (store, server):  # SQLite file tmp/bench.db
             writer = Writer(store, embedder=make_embedder(embedder), sync=True if sync else None)
             queue = writer.embed_queue
             out["embedder"], out["queued"] = writer.embedder.name, queue is not None
-            sb.log(f"{backend} N={n:,}: preload")
-            out["preload"] = preload(writer, n, rng, seen)
+            if not reuse:
+                sb.log(f"{backend} N={n:,}: preload")
+                out["preload"] = preload(writer, n, rng, seen)
+                if kept is not None:
+                    keep_preload(tmp / "bench.db", kept[0], kept[1], out["preload"])
             if queue is not None:
                 out["preload"]["flush_s"] = sb.timed(writer.flush)[0] / 1000
                 queue.lags.clear()
@@ -312,6 +348,7 @@ def main(argv: list[str] | None = None) -> None:
                    help="untimed recalls (half as-of) on Neo4j after the preload, before timing")
     p.add_argument("--embedder", default="hashing", help="hashing, delay20 or minilm")
     p.add_argument("--sync", action="store_true", help="embed inline in every remember (no queue)")
+    p.add_argument("--keep", type=Path, help="folder to keep preloaded SQLite databases in, to reuse")
     p.add_argument("--out", default="benchmarks/results/writer.json")
     args = p.parse_args(argv)
     report = {"machine": sb.machine_info(), "runs": [], "config": {
@@ -328,7 +365,7 @@ def main(argv: list[str] | None = None) -> None:
                 sb.log(f"neo4j N={n:,}: projected preload {projected:,.0f} s > budget, cut to {NEO4J_CAP:,}")
                 n = NEO4J_CAP
             report["runs"].append(bench(backend, n, args.queries, args.seed, requested, args.server_warmup,
-                                        args.embedder, args.sync))
+                                        args.embedder, args.sync, args.keep))
             rate[backend] = report["runs"][-1]["preload"]["memories_per_s"]
             print(render(report["runs"][-1]), flush=True)
             out.write_text(json.dumps(report, indent=2, default=str) + "\n")
