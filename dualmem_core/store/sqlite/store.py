@@ -34,11 +34,6 @@ from .vectors import UserVectors, VectorWrites
 from .writes import Writes
 
 CACHE_KIB = 65536  # SQLite page cache per connection
-# The file is read through a memory map up to this size: recall's reads are scattered rows (a
-# version row holds its 1.5 kB vector, so about two rows a page), and from the map a page costs
-# no system call and no copy into the page cache above. Mapped pages count in the process's RSS
-# (they are the OS's file cache, shared and reclaimable, not the heap).
-MMAP_BYTES = 1 << 30
 log = logging.getLogger(__name__)
 SCHEMA_VERSION = 4  # bump with any change to schema.sql that old files lack; migrate in _migrate
 
@@ -99,7 +94,6 @@ class SQLiteStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
                 # 64 MiB of page cache (the default is 2 MiB): a write's index pages and a recall's
                 # small reads stay in this process instead of being read again from the OS.
                 conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-                conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
                 # Forgotten data is overwritten in the file, not left behind in free pages.
                 conn.execute("PRAGMA secure_delete=ON")
                 # Checkpoints run in the background (checkpoint.py); this is the backstop.
