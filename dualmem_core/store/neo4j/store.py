@@ -19,7 +19,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
@@ -105,7 +105,7 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
         with self._errors():
             if pinned is not None:
                 return work(pinned, *args)
-            with self._driver.session(database=self.database) as session, _pipelined(session):
+            with self._driver.session(database=self.database) as session:
                 call = session.execute_write if write else session.execute_read
                 return call(work, *args)
         raise AssertionError("unreachable")  # _errors() re-raises
@@ -125,8 +125,7 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
         with self._errors():
             session = self._driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS)
             try:
-                with _pipelined(session):
-                    tx = session.begin_transaction()
+                tx = session.begin_transaction()
             except BaseException:
                 session.close()
                 raise
@@ -245,14 +244,6 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
             return sorted(users)
 
         return self._run(work, write=False)
-
-
-def _pipelined(session: neo4j.Session) -> AbstractContextManager[Any]:
-    """Send a transaction's BEGIN with its first query instead of waiting for its reply: one
-    round trip less per transaction (a recall's reads, each read and write of a ``remember``).
-    The driver's own ``execute_query`` does this; a BEGIN the server refuses fails that query."""
-    flag = getattr(session, "_pipelined_begin", None)  # private: absent in another driver, no harm
-    return flag if flag is not None else nullcontext()
 
 
 class _AccessRecorder:
