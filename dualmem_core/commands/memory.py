@@ -110,7 +110,8 @@ def forget(args: argparse.Namespace) -> int:
                                            missing="nothing was deleted (take ids from recall or remember)")
         elif args.everything:
             # the service runs the dualmem.on_forget hooks after the store's delete, for every frontend
-            gone = memory.forget_user(args.user, purge_runs=args.purge_runs)
+            # it says a failed hook itself, so the service's log line would only repeat it on stderr
+            gone = memory.forget_user(args.user, purge_runs=args.purge_runs, log_failed_hooks=False)
             receipt, hooks = gone.deleted, gone.hooks.done
             for line in gone.hooks.failed:
                 print(f"warning: the user is forgotten, but a forget hook failed: {line}", file=sys.stderr)

@@ -248,13 +248,15 @@ class MemoryService:
             raise no_memory(user_id, memory_id, missing)
         return receipt
 
-    def forget_user(self, user_id: str, *, purge_runs: bool = False) -> UserForgotten:
+    def forget_user(self, user_id: str, *, purge_runs: bool = False,
+                    log_failed_hooks: bool = True) -> UserForgotten:
         """Delete everything stored for the user, then tell the ``dualmem.on_forget`` hooks (once,
-        for every frontend). A failing hook is logged and reported; the forget stands."""
+        for every frontend). A failing hook is reported (and logged, unless the caller says it
+        itself: the CLI); the forget stands."""
         # with everything=True the Writer returns the store's counts per kind of record
         deleted = cast("dict[str, int]", self.writer.forget(user_id=user_id, everything=True))
         hooks = announce_forgotten(user_id, purge_runs=purge_runs)  # after the delete: it cannot undo it
-        for line in hooks.failed:
+        for line in hooks.failed if log_failed_hooks else ():
             log.warning("user %r is forgotten, but a forget hook failed: %s", user_id, line)
         return UserForgotten(deleted, hooks)
 
