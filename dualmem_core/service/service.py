@@ -8,7 +8,8 @@ requests into them and shapes the results (``models.py``, one set for REST and M
 tables and ``--json``).
 The checks every frontend makes the same way live here too: a memory id that names nothing of the
 user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer a health check is
-``StoreUnavailable``.
+``StoreUnavailable``. Forgetting everything of a user calls the ``dualmem.on_forget`` hooks here,
+once, after the store's delete, whichever frontend asked.
 
 Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
 
