@@ -105,7 +105,8 @@ class UserVectors(VectorIndex):
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
         self._masks.clear()
         self._rid_order = None
-        self._added(self.size, need)
+        with one_thread():  # small products (a batch's rows against the basis and groups): blas.py
+            self._added(self.size, need)
         self.size = need
 
     def top_k(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
