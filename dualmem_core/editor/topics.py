@@ -62,15 +62,19 @@ def find_topics(view: GraphView, config: EditorConfig) -> StageResult:
     clusters = _existing(view, turns)
     held = {i for c in clusters for i in c.members}
     free = [i for i in range(len(turns)) if i not in held][-config.topic_max_free:]
+    # A topic is a minority of what the user says: a group of more turns than words may be common
+    # in is the conversation's talk, chained together by its small words, not one theme.
+    most = max(config.topic_min_turns, int(config.topic_max_share * len(turns)))
     rest = []
     for i in free:  # a turn close enough to a kept topic, on average over its turns, joins it
-        best = max(clusters, key=lambda c: float(alike[i, c.members].mean()), default=None)
+        open_ = [c for c in clusters if len(c.members) < most]
+        best = max(open_, key=lambda c: float(alike[i, c.members].mean()), default=None)
         if best is not None and float(alike[i, best.members].mean()) >= config.topic_similarity:
             best.members.append(i)
             best.joined = True
         else:
             rest.append(i)
-    clusters += [_Cluster(None, group) for group in _agglomerate(alike, rest, config.topic_similarity)]
+    clusters += [_Cluster(None, group) for group in _agglomerate(alike, rest, config.topic_similarity, most)]
     for cluster in clusters:
         members = [turns[i] for i in sorted(cluster.members)]
         sessions = {view.memories[t.memory_id].session_id for t in members}
@@ -101,9 +105,10 @@ def _similarity(turns: list[_Turn], config: EditorConfig) -> tuple[dict[str, flo
     return idf, alike
 
 
-def _agglomerate(alike: np.ndarray, items: list[int], threshold: float) -> list[list[int]]:
+def _agglomerate(alike: np.ndarray, items: list[int], threshold: float, most: int) -> list[list[int]]:
     """Average-linkage agglomerative clustering of ``items``: the two most alike groups merge
-    while their mean pairwise likeness is at least ``threshold``."""
+    while their mean pairwise likeness is at least ``threshold`` and together they have at most
+    ``most`` turns."""
     if not items:
         return []
     sim = alike[np.ix_(items, items)].astype(np.float64)
@@ -115,6 +120,9 @@ def _agglomerate(alike: np.ndarray, items: list[int], threshold: float) -> list[
         a, b = divmod(flat, len(items))
         if sim[a, b] < threshold:
             break
+        if sizes[a] + sizes[b] > most:
+            sim[a, b] = sim[b, a] = -np.inf
+            continue
         merged = (sizes[a] * sim[a] + sizes[b] * sim[b]) / (sizes[a] + sizes[b])
         sim[a], sim[:, a] = merged, merged
         sim[b], sim[:, b] = -np.inf, -np.inf

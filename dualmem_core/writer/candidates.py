@@ -182,7 +182,7 @@ def _expand(
 # Of a layer memory's match, the share each of its source turns inherits: a session summary is
 # made of a few of its session's turns; a topic (``editor/topics.py``) of every turn about it,
 # so each carries less of the topic's match.
-LAYER_SHARE = {"summary": 0.5, "topic": 0.5}
+LAYER_SHARE = {"summary": 0.5, "topic": 0.8}
 
 
 def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],

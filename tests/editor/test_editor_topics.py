@@ -10,7 +10,9 @@ from dualmem_core import Editor, Writer
 from dualmem_core.editor import EditorConfig
 
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
-TOPICS = EditorConfig(topics=True, topic_max_share=0.5)  # a small conversation: few words are common
+# Twelve turns: few words are common, and a pair sharing one word ("the report") is as alike as
+# 600 turns' themes are, so the threshold is that of a small conversation.
+TOPICS = EditorConfig(topics=True, topic_max_share=0.5, topic_similarity=0.2)
 SESSIONS = [
     ["Signed up for a pottery class at the studio on Elm Street.", "Work was slow today.",
      "Lena called about her new flat."],
