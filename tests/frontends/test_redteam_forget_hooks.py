@@ -10,13 +10,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-from contextlib import AsyncExitStack
 from pathlib import Path
 
-import anyio
 import httpx
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 from serving import free_port, wait_until_listening
+from test_mcp import over_stdio
 
 from dualmem_core.integrations.forget_hooks import GROUP
 
@@ -83,27 +82,18 @@ def test_rest_forget_user_calls_the_hooks_once(tmp_path: Path) -> None:
 
 
 def test_mcp_forget_everything_calls_the_hooks_once(tmp_path: Path) -> None:
-    env = hooked_env(tmp_path)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "dualmem_core.mcp_server"],
-                                   env=env, cwd=str(ROOT))
+    async def body(session: ClientSession) -> None:
+        said = await session.call_tool("remember", {"user_id": "ana", "content": "I live in Oslo."})
+        assert not said.is_error
+        gone = await session.call_tool("forget", {"user_id": "ana", "everything": True})
+        assert not gone.is_error, gone.content
+        assert gone.structured_content is not None
+        assert gone.structured_content["hooks"] == SAID
+        text = "".join(c.text for c in gone.content if c.type == "text")
+        assert "recorder: recorded ana" in text and "failed: broken" in text
+
+    over_stdio(tmp_path, body, env=hooked_env(tmp_path))
     log = tmp_path / "server.log"
-
-    async def run() -> None:
-        with log.open("w") as errlog:
-            async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-                session = await stack.enter_async_context(ClientSession(read, write, read_timeout_seconds=60))
-                await session.initialize()
-                said = await session.call_tool("remember", {"user_id": "ana", "content": "I live in Oslo."})
-                assert not said.is_error
-                gone = await session.call_tool("forget", {"user_id": "ana", "everything": True})
-                assert not gone.is_error, gone.content
-                assert gone.structured_content is not None
-                assert gone.structured_content["hooks"] == SAID
-                text = "".join(c.text for c in gone.content if c.type == "text")
-                assert "recorder: recorded ana" in text and "failed: broken" in text
-
-    anyio.run(run)
     assert (tmp_path / "record.txt").read_text() == "ana\n"
     assert episodes(tmp_path / "memory.db", "ana") == 0
     assert "a forget hook failed: broken: RuntimeError" in log.read_text()
