@@ -250,16 +250,22 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
             description="Source ids of the messages to delete, as recall hits list them.")] = None,
         memory_id: Annotated[str | None, Field(
             description="One memory to delete, from a recall hit.")] = None,
-        everything: Annotated[bool, Field(
+        # strict: in lax mode the string "yes" counted as true and deleted the user
+        everything: Annotated[bool, Field(strict=True,
             description="Delete everything stored for this user. Only on an explicit request.")] = False,
     ) -> Annotated[CallToolResult, ForgetOut]:
         def call() -> CallToolResult:
-            out = ForgetOut.of(memory.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
-                                             everything=everything), user_id)
+            if everything:
+                gone = memory.forget_user(user_id)  # runs the dualmem.on_forget hooks, as REST and CLI
+                out = ForgetOut.of(gone.deleted, user_id, gone.hook_lines())
+            else:
+                out = ForgetOut.of(memory.forget(user_id=user_id, source_ids=source_ids,
+                                                 memory_id=memory_id), user_id)
             total = sum(out.deleted.values())
             text = (f"Deleted {total} records: " + ", ".join(f"{n} {kind}" for kind, n in
                                                             out.deleted.items() if n)
                     if total else "Nothing matched; nothing was deleted.")
+            text += "".join(f"\n{line}" for line in out.hooks)
             return _result(out, text)
         return _guarded(ctx, user_id, call)
 

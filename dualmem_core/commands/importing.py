@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import DualmemError, InvalidInput
 from ..service import MemoryService
+from ..service.text import check_new_ids
 from ..writer.inputs import ROLES
 from .common import TIME_HELP, HelpFormatter, iso_time, open_memory, positive_int, print_json, progress
 
@@ -106,6 +107,8 @@ def _parse(raw: str, where: str, number: int) -> Line:
             raise InvalidInput(f"{where}: '{name}' must be a non-empty string, got {item[name]!r}")
     try:
         MemoryService.check_user(user_id)
+        # here, so the error names the line before any batch of the file is written
+        check_new_ids(**{name: item.get(name) for name in ("source_id", "session_id", "agent_id")})
     except InvalidInput as exc:
         raise InvalidInput(f"{where}: {exc}") from None
     role = item.get("role") or "user"

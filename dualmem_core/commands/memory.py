@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from ..errors import InvalidInput
-from ..integrations.forget_hooks import announce_forgotten
 from ..service import MemoryService
 from ..settings import resolve_settings
 from ..timeutil import EARLIEST, FAR_FUTURE
@@ -77,6 +76,7 @@ def recall(args: argparse.Namespace) -> int:
 
 
 def history(args: argparse.Namespace) -> int:
+    MemoryService.check_memory_id(args.memory_id)  # before the store is opened, as remember's checks
     with open_memory(args) as memory:
         found = memory.history(args.memory_id, user_id=args.user)
     if args.json:
@@ -101,26 +101,29 @@ def forget(args: argparse.Namespace) -> int:
                          "add --yes to confirm")
     if args.purge_runs and not args.everything:
         raise UsageError("--purge-runs deletes a forgotten user's Editor runs: it goes with --everything")
+    if args.memory_id is not None:
+        MemoryService.check_memory_id(args.memory_id)
+    hooks: list[str] = []
     with open_memory(args) as memory:
-        if args.memory_id:  # as REST's 404: an id that names nothing is an error
+        if args.memory_id is not None:  # as REST's 404: an id that names nothing is an error
             receipt = memory.forget_memory(user_id=args.user, memory_id=args.memory_id,
                                            missing="nothing was deleted (take ids from recall or remember)")
         elif args.everything:
-            receipt = memory.forget_user(args.user)
+            # the service runs the dualmem.on_forget hooks after the store's delete, for every frontend
+            # it says a failed hook itself, so the service's log line would only repeat it on stderr
+            gone = memory.forget_user(args.user, purge_runs=args.purge_runs, log_failed_hooks=False)
+            receipt, hooks = gone.deleted, gone.hooks.done
+            for line in gone.hooks.failed:
+                print(f"warning: the user is forgotten, but a forget hook failed: {line}", file=sys.stderr)
         else:
             receipt = memory.forget(user_id=args.user, source_ids=args.source_id)
-    if args.everything:
-        # After the store's delete, so a hook can only add to the forget, never undo it.
-        hooks = announce_forgotten(args.user, purge_runs=args.purge_runs)
-        for line in hooks.failed:
-            print(f"warning: the user is forgotten, but a forget hook failed: {line}", file=sys.stderr)
     if args.json:
         print_json(receipt)
         return 0
     if isinstance(receipt, dict):  # everything: counts per kind of record
         shown = ", ".join(f"{n} {kind}" for kind, n in receipt.items())
         print(f"forgot everything of user {args.user}: {shown or 'nothing was stored'}")
-        for line in hooks.done:
+        for line in hooks:
             print(f"  {line}")
         return 0
     print(f"forgot for user {receipt.user_id}: {plural(len(receipt.episode_ids), 'episode')}, "

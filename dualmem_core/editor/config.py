@@ -64,6 +64,18 @@ class EditorConfig:
     # alike an open plan to close it.
     intention_chance: float = 0.5
 
+    # Recurring topics (``topics.py``): turns clustered across sessions into ``topic`` memories that
+    # recall goes through to their turns. A turn joins a topic at this mean of embedding and tf-idf
+    # cosine (chosen on LoCoMo conversations 0-4, hashing embedder; docs/layers.md); a cluster is kept
+    # once it has this many turns in this many sessions (a topic is what the user comes back to).
+    topics: bool = False
+    topic_similarity: float = 0.10
+    topic_min_turns: int = 3
+    topic_min_sessions: int = 2
+    topic_words: float = 0.5  # weight of the tf-idf cosine against the embedding's
+    topic_max_share: float = 0.05  # a word in more of the user's turns than this share weighs nothing
+    topic_max_free: int = 3000  # turns no topic holds that one run clusters (the latest): n^2 likenesses
+
     # Score: a change smaller than this is not worth a new version (keeps reruns a fixpoint).
     min_score_change: float = 0.05
 

@@ -21,10 +21,11 @@ from .judge import Judge
 from .relations import mine_relations
 from .summaries import summarise
 from .supersede import supersede
+from .topics import find_topics
 from .view import GraphView
 
 # Summaries before scoring: the entity stage has linked the turns to the people they name.
-STAGES = ("dedupe", "supersede", "entities", "relations", "summaries", "intentions", "confidence")
+STAGES = ("dedupe", "supersede", "entities", "relations", "summaries", "topics", "intentions", "confidence")
 
 
 def _copies(prior: list[StageResult]) -> dict[str, str]:
@@ -38,6 +39,7 @@ _RUNNERS: dict[str, Callable[[GraphView, list[StageResult], EditorConfig, Judge]
     "entities": lambda view, prior, config, judge: resolve_entities(view, config, judge),
     "relations": lambda view, prior, config, judge: mine_relations(view, config, prior),
     "summaries": lambda view, prior, config, judge: summarise(view, config, prior, judge),
+    "topics": lambda view, prior, config, judge: find_topics(view, config),
     "intentions": lambda view, prior, config, judge: find_intentions(view, config),
     "confidence": lambda view, prior, config, judge: score(view, config, prior),
 }

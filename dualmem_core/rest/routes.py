@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request, status
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, status
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 
-from ..errors import TenantViolation
+from ..errors import InvalidInput, TenantViolation
 from ..service import MAX_HITS, MemoryService
 from ..service.http_auth import refusal
 from ..service.models import (
@@ -59,6 +63,38 @@ _bearer = HTTPBearer(auto_error=False, scheme_name="token",
                      description="An API token from 'dualmem token create'; needed once any exists.")
 
 
+def _known_query(request: Request) -> None:
+    """422 for a query parameter the endpoint does not take, as for an unknown body field: a
+    misspelt ``dry_run`` or ``as_of`` was silently ignored (the red-team pass)."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    taken = _query_names(route.dependant)
+    unknown = sorted(set(request.query_params) - taken)
+    if unknown:
+        takes = ", ".join(sorted(taken)) or "no query parameters"
+        raise InvalidInput("; ".join(f"query.{name}: is not a parameter of this endpoint" for name in unknown)
+                           + f" (it takes {takes})")
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    """The query parameters an endpoint takes, its dependencies' included."""
+    names = {p.alias for p in dependant.query_params}
+    for sub in dependant.dependencies:
+        names |= _query_names(sub)
+    return names
+
+
+def _strict_bool(value: object) -> object:
+    # pydantic's lax mode read "yes", "on", "1" and "t" as true: a flag is only true or false
+    if isinstance(value, str) and value not in ("true", "false"):
+        raise PydanticCustomError("bool_parsing", "must be true or false")
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_strict_bool)]
+
+
 def _reach(request: Request, user_id: UserId,
            _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
     """403 when the request's API token was not made for this user (before anything is read)."""
@@ -68,7 +104,7 @@ def _reach(request: Request, user_id: UserId,
 
 
 router = APIRouter(prefix="/v1/users/{user_id}", responses=_errors(401, 403, 422, 429, 500, 503),
-                   dependencies=[Depends(_reach)])
+                   dependencies=[Depends(_reach), Depends(_known_query)])
 
 
 @router.post("/memories", tags=["memories"], status_code=status.HTTP_201_CREATED,
@@ -158,15 +194,17 @@ def forget_memory(user_id: UserId, memory_id: MemoryId, services: ServicesDep) -
 
 @router.delete("", tags=["forget"])
 def forget_user(user_id: UserId, services: ServicesDep) -> ForgetUserOut:
-    """Delete everything stored for the user: messages, memories, entities, edges and Editor runs."""
-    return ForgetUserOut(user_id=user_id, deleted=services.forget_user(user_id))
+    """Delete everything stored for the user: messages, memories, entities, edges and Editor runs;
+    then other installed packages' ``dualmem.on_forget`` hooks run, and ``hooks`` says what they did."""
+    gone = services.forget_user(user_id)
+    return ForgetUserOut(user_id=user_id, deleted=gone.deleted, hooks=gone.hook_lines())
 
 
 @router.post("/editor/runs", tags=["editor"], responses=_errors(409, 502))
 def run_editor(
     user_id: UserId,
     services: ServicesDep,
-    dry_run: Annotated[bool, Query(description="Decide and count, but change nothing.")] = False,
+    dry_run: Annotated[Flag, Query(description="Decide and count, but change nothing.")] = False,
 ) -> EditorRunOut:
     """Run the Editor on the user's graph now, and wait for it: dedupe, supersede, resolve entities,
     mine relations, rescore. ``applied_at`` is null when nothing was published (a dry run, or
@@ -185,7 +223,7 @@ def rollback(
     user_id: UserId,
     run_id: RunId,
     services: ServicesDep,
-    cascade: Annotated[bool, Query(
+    cascade: Annotated[Flag, Query(
         description="Also roll back later runs that changed the same memories, newest first.")] = False,
 ) -> RollbackOut:
     """Undo one Editor run exactly, keeping everything written since. Rolling back twice returns the
@@ -196,10 +234,17 @@ def rollback(
     return RollbackOut.of_rollback(run, already=earlier is not None)
 
 
-health = APIRouter(tags=["health"])
+health = APIRouter(tags=["health"], dependencies=[Depends(_known_query)])
 
 
 @health.get("/healthz", responses=_errors(503))
 def healthz(services: ServicesDep) -> HealthOut:
     """Whether the store answers a query."""
     return HealthOut(status="ok", backend=services.health())
+
+
+@health.head("/healthz", include_in_schema=False)
+def healthz_head(services: ServicesDep) -> Response:
+    """GET's answer without a body, for ``curl -I`` and load balancers that check with HEAD."""
+    services.health()  # StoreUnavailable: 503, as GET
+    return Response(media_type="application/json")

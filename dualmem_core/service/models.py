@@ -259,6 +259,10 @@ class UpcomingOut(BaseModel):
 # -- forget -------------------------------------------------------------------------------------
 
 
+HOOKS = ("What the dualmem.on_forget hooks of other installed packages did after everything of the "
+         "user was deleted, one line each ('failed: ...' for a hook that failed: the forget stands).")
+
+
 class ForgetOut(BaseModel):
     """Proof of a deletion: what went, by id."""
 
@@ -278,13 +282,15 @@ class ForgetOut(BaseModel):
         "part filled in: the id lists are then empty).",
         examples=[{"episodes": 1, "memories": 2, "entities": 0, "versions": 2, "edges": 5}],
     )
+    hooks: list[str] = Field(default_factory=list, description=HOOKS)
 
     @classmethod
-    def of(cls, r: ForgetReceipt | dict[str, int], user_id: str = "") -> ForgetOut:
+    def of(cls, r: ForgetReceipt | dict[str, int], user_id: str = "", hooks: list[str] | None = None
+           ) -> ForgetOut:
         if isinstance(r, dict):  # everything of the user: the store reports counts per kind
             return cls(user_id=user_id, source_ids=[], episode_ids=[], memory_ids=[], entity_ids=[],
                        versions=r.get("versions", 0), edges=r.get("edges", 0), kept_memory_ids=[],
-                       deleted=dict(r))
+                       deleted=dict(r), hooks=hooks or [])
         return cls(user_id=r.user_id, source_ids=r.source_ids, episode_ids=r.episode_ids,
                    memory_ids=r.memory_ids, entity_ids=r.entity_ids, versions=r.versions, edges=r.edges,
                    kept_memory_ids=r.kept_memory_ids,
@@ -298,6 +304,7 @@ class ForgetUserOut(BaseModel):
         description="How many records of each kind were deleted.",
         examples=[{"episodes": 2, "memories": 4, "versions": 5, "entities": 2, "edges": 9, "runs": 1}],
     )
+    hooks: list[str] = Field(default_factory=list, description=HOOKS)
 
 
 # -- the Editor ---------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ requests into them and shapes the results (``models.py``, one set for REST and M
 tables and ``--json``).
 The checks every frontend makes the same way live here too: a memory id that names nothing of the
 user's is ``NotFound`` (``errors.no_memory``), and a store that does not answer a health check is
-``StoreUnavailable``.
+``StoreUnavailable``. Forgetting everything of a user calls the ``dualmem.on_forget`` hooks here,
+once, after the store's delete, whichever frontend asked.
 
 Importing it imports no web framework, no MCP SDK and no pydantic: the CLI uses it too.
 
@@ -38,15 +39,18 @@ names nothing is an empty receipt there, where REST answers 404 and the CLI exit
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, cast, overload
 
 from ..errors import ConflictError, InvalidInput, NotFound, StoreUnavailable
+from ..integrations.forget_hooks import HookReport, announce_forgotten
 from ..store.validate import check_user_id
 from .durations import parse_within
 from .errors import no_memory
-from .text import check_unicode
+from .text import check_new_ids, check_unicode
 
 MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI allows the store's MAX_K)
 # A forget running at the same time (another request, or another process on the same SQLite file)
@@ -54,6 +58,22 @@ MAX_HITS = 100  # the most hits one recall over REST or MCP returns (the CLI all
 # then refuses the whole batch with NotFound, nothing written, and a fresh attempt reads again.
 # The red-team pass saw a remember answer 404 about a memory the client never named.
 REMEMBER_ATTEMPTS = 3
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class UserForgotten:
+    """What forgetting everything of a user did: the store's counts per kind of record, and what the
+    ``dualmem.on_forget`` hooks of other installed packages said (``integrations/forget_hooks.py``)."""
+
+    deleted: dict[str, int]
+    hooks: HookReport
+
+    def hook_lines(self) -> list[str]:
+        """One line per hook that did something or failed, for a frontend's reply."""
+        return self.hooks.done + [f"failed: {line}" for line in self.hooks.failed]
+
 
 if TYPE_CHECKING:
     from ..app import Services
@@ -113,12 +133,21 @@ class MemoryService:
         """The user id rule, for a frontend to apply before it opens anything."""
         return check_user_id(user_id)
 
+    @staticmethod
+    def check_memory_id(memory_id: str) -> None:
+        """An empty memory id is refused in these words (the CLI checks before it opens a store):
+        the Writer's own ("nothing to store", "needs source_ids=") misled."""
+        if not memory_id:
+            raise InvalidInput("the memory id is empty: pass a memory id from a recall hit or a "
+                               "remember result")
+
     def remember(self, content: str | Sequence[dict], *, user_id: str, session_id: str | None = None,
                  agent_id: str | None = None, at: datetime | None = None, source_id: str | None = None,
                  role: str | None = None, speaker: str | None = None) -> RememberResult:
         """Store one message (a string) or a list of messages for ``user_id``."""
         check_unicode(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id,
                       role=role, speaker=speaker)
+        check_new_ids(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id)
         self.check_size(content)
         for _ in range(REMEMBER_ATTEMPTS - 1):
             try:
@@ -170,6 +199,7 @@ class MemoryService:
         with ``hide_unknown`` too, so is the Writer's own ``NotFound`` (an unknown id, another
         user's memory), whose message would otherwise pass through."""
         check_unicode(memory_id=memory_id)
+        self.check_memory_id(memory_id)
         try:
             found = self.writer.history(memory_id, user_id=user_id)
         except NotFound:
@@ -202,22 +232,34 @@ class MemoryService:
         """Delete for real, by source ids, one memory, or everything of the user; a receipt (for
         ``everything``, the counts per kind of record). Nothing matched is an empty receipt."""
         check_unicode(source_ids=list(source_ids or ()), memory_id=memory_id)
+        if everything:
+            return self.forget_user(user_id).deleted
+        if memory_id is not None:
+            self.check_memory_id(memory_id)
         return self.writer.forget(user_id=user_id, source_ids=source_ids, memory_id=memory_id,
                                   everything=everything)
 
     def forget_memory(self, *, user_id: str, memory_id: str, missing: str) -> ForgetReceipt:
         """Delete one memory; ``no_memory(user_id, memory_id, missing)`` when it named nothing."""
         check_unicode(memory_id=memory_id)
+        self.check_memory_id(memory_id)
         # without everything=True the Writer returns the store's ForgetReceipt
         receipt = cast("ForgetReceipt", self.writer.forget(user_id=user_id, memory_id=memory_id))
         if memory_id not in receipt.memory_ids:
             raise no_memory(user_id, memory_id, missing)
         return receipt
 
-    def forget_user(self, user_id: str) -> dict[str, int]:
-        """Delete everything stored for the user; how many records of each kind went."""
+    def forget_user(self, user_id: str, *, purge_runs: bool = False,
+                    log_failed_hooks: bool = True) -> UserForgotten:
+        """Delete everything stored for the user, then tell the ``dualmem.on_forget`` hooks (once,
+        for every frontend). A failing hook is reported (and logged, unless the caller says it
+        itself: the CLI); the forget stands."""
         # with everything=True the Writer returns the store's counts per kind of record
-        return cast("dict[str, int]", self.writer.forget(user_id=user_id, everything=True))
+        deleted = cast("dict[str, int]", self.writer.forget(user_id=user_id, everything=True))
+        hooks = announce_forgotten(user_id, purge_runs=purge_runs)  # after the delete: it cannot undo it
+        for line in hooks.failed if log_failed_hooks else ():
+            log.warning("user %r is forgotten, but a forget hook failed: %s", user_id, line)
+        return UserForgotten(deleted, hooks)
 
     # -- the Editor ---------------------------------------------------------------------------
 

@@ -10,6 +10,11 @@ to match a list of ids, end the text at the NUL: the message could never be forg
 source id (the red-team pass). Message texts and queries may hold NULs; they are only read back.
 An id or name longer than ``MAX_ID_CHARS`` is refused too: Neo4j's index on (user, source id)
 takes keys of about 8 KB at most, and a 30,000-character source id was a 500 there (fine on SQLite).
+
+A new id with a space, tab or newline at either end is refused (``check_new_ids``): ``" a "`` and
+``"a"`` were stored as two ids, and a caller who later forgets ``a`` would keep ``" a "``. It is
+refused, never trimmed, since a rewritten id is one the caller no longer knows. Only new ids are
+checked: a forget or a filter must still reach ids stored before the rule.
 """
 
 from __future__ import annotations
@@ -58,3 +63,17 @@ def _check(text: str, name: str) -> None:
             f"{name} is not valid Unicode: a lone surrogate (such as \\ud800) at position {exc.start}; "
             "send valid UTF-8 text"
         ) from None
+
+
+def check_new_ids(**fields: object) -> None:
+    """``InvalidInput`` naming the first id (a field named ``*_id``, directly or in a list of
+    message dicts) that starts or ends with whitespace."""
+    for name, value in fields.items():
+        parts = [(name, value)] if not isinstance(value, list | tuple) else [
+            (f"{name}[{i}].{key}", part) for i, item in enumerate(value) if isinstance(item, Mapping)
+            for key, part in item.items()]
+        for where, text in parts:
+            if where.endswith("_id") and isinstance(text, str) and text != text.strip():
+                raise InvalidInput(
+                    f"{where} {text!r} starts or ends with whitespace; ids are matched exactly, so "
+                    f"{text!r} and {text.strip()!r} would be two ids: send it without the spaces")

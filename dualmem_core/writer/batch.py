@@ -20,25 +20,27 @@ from .results import RememberResult
 
 
 class _RandomBits:
-    """os.urandom's bytes, read a few kilobytes at a time: a remember makes hundreds of ids, and
-    a system call each was a tenth of the Writer's own time."""
+    """os.urandom's bytes, read a few kilobytes at a time and kept as hex digits: a remember
+    makes hundreds of ids, and a system call each was a tenth of the Writer's own time."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pool = b""
+        self._pool = ""
         self._at = 0
 
     def hex(self, size: int) -> str:
+        """``size`` random bytes as 2 * ``size`` hex digits."""
+        digits = 2 * size
         with self._lock:
-            if self._at + size > len(self._pool):
-                self._pool, self._at = os.urandom(4096), 0
-            part = self._pool[self._at:self._at + size]
-            self._at += size
-        return part.hex()
+            if self._at + digits > len(self._pool):
+                self._pool, self._at = os.urandom(4096).hex(), 0
+            part = self._pool[self._at:self._at + digits]
+            self._at += digits
+        return part
 
     def forget(self) -> None:
         self._lock = threading.Lock()
-        self._pool, self._at = b"", 0
+        self._pool, self._at = "", 0
 
 
 _RANDOM = _RandomBits()

@@ -150,7 +150,7 @@ def _expand(
     store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]]
 ) -> None:
     """Add memories sharing entities with the best hits, scored by what they share."""
-    lists = _through_summaries(store, flt, candidates, lists)
+    lists = _through_layers(store, flt, candidates, lists)
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
         return
@@ -179,34 +179,53 @@ def _expand(
         )
 
 
-SUMMARY_SHARE = 0.5  # of a session summary's match that each of its source turns inherits
+# Of a layer memory's match, the share each of its source turns inherits: a session summary is
+# made of a few of its session's turns; a topic (``editor/topics.py``) of every turn about it,
+# so each carries less of the topic's match.
+LAYER_SHARE = {"summary": 0.5, "topic": 0.8}
 
 
-def _through_summaries(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
+def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
                        lists: list[list[SearchHit]]) -> list[list[SearchHit]]:
-    """Session summaries (the Editor's, ``editor/summaries.py``) route to the turns they were made
-    of: a turn they reach that no list found becomes a candidate with a share of the summary's
-    cosine and text match. The summaries themselves leave the candidates, and the lists' ranks
-    are counted without them, so the other candidates score as if there were none: a summary is
-    a way to its turns, not an answer beside them. Returns the lists without them."""
-    summaries = {c.hit.memory.id: c.signals for c in candidates.values() if c.hit.memory.kind == "summary"}
-    if not summaries:
+    """Layer memories, the Editor's session summaries and topics (``editor/summaries.py``,
+    ``editor/topics.py``), route to the turns they were made of: a turn they reach that no list
+    found becomes a candidate with a share of the layer's cosine and text match (the best share
+    when several reach it); a turn a list found keeps the better of its own and that share. The
+    layers themselves leave the candidates, and the lists' ranks are counted without them, so the
+    other candidates score as if there were none: a layer is a way to its turns, not an answer
+    beside them. Returns the lists without them."""
+    layers = {c.hit.memory.id: (c.signals, LAYER_SHARE[c.hit.memory.kind]) for c in candidates.values()
+              if c.hit.memory.kind in LAYER_SHARE}
+    if not layers:
         return lists
-    for key in [k for k, c in candidates.items() if c.hit.memory.id in summaries]:
+    for key in [k for k, c in candidates.items() if c.hit.memory.id in layers]:
         del candidates[key]
     for cand in candidates.values():
         cand.signals.ranks = []
-    lists = [[h for h in hits if h.memory.id not in summaries] for hits in lists]
+    lists = [[h for h in hits if h.memory.id not in layers] for hits in lists]
     for hits in lists:
         for rank, hit in enumerate(hits, 1):
             candidates[hit.version.id].signals.ranks.append(rank)
     user, at = flt.user_id, flt.known_at
-    made_of = store.get_edges(user, node_ids=list(summaries), types=[EdgeType.FROM], known_at=at)
-    episode_of = {e.dst_id: e.src_id for e in made_of if e.src_id in summaries}
-    told = store.get_edges(user, node_ids=list(episode_of), types=[EdgeType.FROM], known_at=at)
-    known = {c.hit.memory.id for c in candidates.values()}
-    via = {e.src_id: summaries[episode_of[e.dst_id]] for e in told
-           if e.src_id not in summaries and e.src_id not in known}
+    made_of = store.get_edges(user, node_ids=list(layers), types=[EdgeType.FROM], known_at=at)
+    layers_of: dict[str, list[str]] = {}
+    for e in made_of:
+        if e.src_id in layers:
+            layers_of.setdefault(e.dst_id, []).append(e.src_id)
+    told = store.get_edges(user, node_ids=list(layers_of), types=[EdgeType.FROM], known_at=at)
+    known = {c.hit.memory.id: c.signals for c in candidates.values()}
+    via: dict[str, tuple[float, float]] = {}  # turn -> (cosine, text match) inherited
+    for e in told:
+        if e.src_id in layers:
+            continue
+        for layer in layers_of[e.dst_id]:
+            signals, share = layers[layer]
+            best = via.get(e.src_id, (0.0, 0.0))
+            via[e.src_id] = (max(best[0], share * signals.cosine), max(best[1], share * signals.bm25))
+    for memory_id in [m for m in via if m in known]:  # found by a list too: the better of both
+        cosine, bm25 = via.pop(memory_id)
+        own = known[memory_id]
+        own.cosine, own.bm25 = max(own.cosine, cosine), max(own.bm25, bm25)
     memories = {m.id: m for m in store.get_memories(user, list(via))}
     for version in store.get_versions(user, list(via), known_at=at, embeddings=False):
         memory = memories.get(version.memory_id)
@@ -215,9 +234,9 @@ def _through_summaries(store: Store, flt: SearchFilter, candidates: dict[str, _C
             version.valid_to,
         ):
             continue
-        summary = via[memory.id]
-        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0), scoring.Signals(
-            cosine=SUMMARY_SHARE * summary.cosine, bm25=SUMMARY_SHARE * summary.bm25))
+        cosine, bm25 = via[memory.id]
+        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0),
+                                            scoring.Signals(cosine=cosine, bm25=bm25))
     return lists
 
 

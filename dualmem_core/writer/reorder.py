@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from ..slots import Telling, read_message
+from ..slots import read_message
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..vocab import changes
 from ..vocab.predicates import canonical, is_single_valued
@@ -28,11 +28,6 @@ NEWEST_WINDOW = 15
 # someone else and not of the user: even odds, as the reader's chances of other people's slots are
 # often wrong below it ("living w my cousin in galway" reads as the cousin's at .17).
 SURELY = 0.5
-# Below this chance of telling the asked slot of the speaker, and read as likelier told of someone
-# else, a message merely in the slot's words tells nothing of the user ("Miso's been living on
-# top of the fridge" at .015). .05 did as well on the fixture's tune part but put a stale telling
-# first on one more dev question (MiniLM), above the committed floor.
-BARELY = 0.02
 # How far the newest telling is put above the best hit of the window: just above it.
 LEAD = 1.001
 
@@ -43,7 +38,7 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
     the present, whether or not the Editor linked it to the one it replaced ("new flat in
     manchester" after "living in leeds atm", neither read as a fact). They are the current facts
     of an asked predicate about whom it asks, and, asked about the user, the user's messages in
-    the words such facts are stated in (the cue list) unless merely worded so (``_merely_worded``).
+    the words such facts are stated in (the cue list).
     The newest current one is put just above the window's best hit: the present comes before an
     introduction or a name match."""
     slot = {p for p in asked.predicates if is_single_valued(p)}
@@ -66,8 +61,7 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
         # words as told of someone else ("Sarah and her family left Chicago for Milwaukee").
         read = read_message(v.text)
         elsewhere = max((read.others.get(s, 0.0) for s in slot), default=0.0) >= SURELY
-        return bool(slot & set(read.slots)) or (_says(v.text, words) and not elsewhere
-                                                 and not _merely_worded(read, slot))
+        return bool(slot & set(read.slots)) or (_says(v.text, words) and not elsewhere)
 
     # A fact of it that has ended ("Lucas was her boyfriend" till June) is a telling too, dealt
     # below every current one: asked who is her boyfriend now, it is what is no longer so.
@@ -86,15 +80,6 @@ def _newest_first(ranked: list[tuple], asked: Asked, cues: str, told_past: set[s
     if ranked[newest[0]][2]:
         out[newest[0]] = (max(ranked[i][0] for i in top) * LEAD, *ranked[newest[0]][1:])
     return out
-
-
-def _merely_worded(read: Telling, slot: set[str]) -> bool:
-    """Whether a message in the slot's words is read as barely telling it of the speaker and
-    likelier of someone else ("she's been living on top of the fridge"). Both, not a cut alone:
-    the reader gives low chances to real tellings it was not taught as well (a cut at .02 or .05
-    alone put a stale telling first on one more question in every part of the fixture)."""
-    mine = max(read.chances.get(s, 0.0) for s in slot)
-    return mine < BARELY and max(read.chances.get(f"{s}@other", 0.0) for s in slot) > mine
 
 
 def _predecessors_of_named(store: Store, flt: SearchFilter, asked: Asked, ranked: list[tuple]) -> list[tuple]:

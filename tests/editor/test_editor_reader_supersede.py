@@ -60,7 +60,9 @@ def test_a_move_told_with_no_triple_ends_the_older_home_and_rollback_undoes_it(s
     second = editor.run(user)  # incremental: only the move is new
     (decision,) = _by_reader(second)
     assert decision.subject == glasgow and decision.action == "supersede"
-    assert decision.reason == "slot reader: lives_in told anew at 0.92"
+    # The chance is the shipped reader's (it moves when the reader is retrained), at or over the cut.
+    told, chance = decision.reason.rsplit(" at ", 1)
+    assert told == "slot reader: lives_in told anew" and float(chance) >= EditorConfig().reader_chance
     assert _status(w, user, glasgow) == "superseded"
     history = w.history(glasgow, user_id=user)
     assert history.superseded_by == [decision.target]

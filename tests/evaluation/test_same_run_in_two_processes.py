@@ -37,13 +37,6 @@ def evaluate_apart(url: str, prefix: str) -> str:
 
 def test_two_processes_print_the_same_evaluation(backend: str, tmp_path: Path,
                                                  request: pytest.FixtureRequest) -> None:
-    if backend == "neo4j":
-        # Found by this test (2026-12-04): on a fresh Neo4j too, a few hits' rank_fusion (so
-        # score) differ between processes, while every metric agrees. Likely cause, unverified:
-        # Neo4j's lists break equal scores by version id, and the Editor's version ids hash the
-        # run's randomly salted ids (editor/decisions.py), so ties fall differently per process;
-        # SQLite's agree. strict: the day it passes, remove this mark.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="Neo4j ties broken by salted ids"))
     prefixes = [f"run{uuid.uuid4().hex[:8]}-" for _ in range(2)]
     if backend == "sqlite":
         urls = [f"sqlite:///{tmp_path / f'{n}.db'}" for n in range(2)]

@@ -34,10 +34,12 @@ def server_env(tmp_path: Path) -> dict[str, str]:
             "DUALMEM_CACHE_MODE": "off"}
 
 
-def over_stdio(tmp_path: Path, body: Session) -> None:
-    """Run ``body`` in a client session with a server subprocess; the SDK stops the process on exit."""
+def over_stdio(tmp_path: Path, body: Session, env: dict[str, str] | None = None) -> None:
+    """Run ``body`` in a client session with a server subprocess (its environment ``env``, by
+    default ``server_env``); the SDK stops the process on exit. The server's stderr is kept in
+    ``tmp_path / "server.log"``."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "dualmem_core.mcp_server"],
-                                   env=server_env(tmp_path), cwd=str(ROOT))
+                                   env=env or server_env(tmp_path), cwd=str(ROOT))
     log = tmp_path / "server.log"
 
     async def run() -> None:

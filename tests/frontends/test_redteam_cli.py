@@ -23,6 +23,12 @@ CASES: list[tuple[str, list[str], bytes | None, int, str]] = [
     ("user with a leading space", ["remember", "--user", " u", "hi"], None, 1, "is not allowed"),
     ("600-character user", ["remember", "--user", "u" * 600, "hi"], None, 1, "the limit is 512"),
     ("empty source id", ["remember", "--user", "u1", "hi", "--source-id", ""], None, 1, "non-empty"),
+    ("empty memory id for history (fixed)", ["history", "--user", "u1", ""], None, 1,
+     "the memory id is empty"),
+    ("empty memory id for forget (fixed)", ["forget", "--user", "u1", "--memory-id", ""], None, 1,
+     "the memory id is empty"),
+    ("source id with a trailing space (fixed)", ["remember", "--user", "u1", "hi", "--source-id", "a "], None,
+     1, "starts or ends with whitespace"),
     ("February 30", ["remember", "--user", "u1", "hi", "--at", "2024-02-30"], None, 2, "is not a date-time"),
     ("off the calendar in UTC", ["recall", "--user", "u1", "hi", "--as-of", "9999-12-31T23:59:59-14:00"],
      None, 2, "outside the calendar"),
@@ -57,3 +63,19 @@ def test_an_import_line_with_a_nul_in_its_source_id_is_refused(tmp_path: Path) -
                            f"sqlite:///{tmp_path / 'memory.db'}"], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 1 and "source_id holds a NUL" in done.stderr, done.stderr
+
+
+def test_an_import_line_whose_source_id_ends_in_a_space_is_refused_naming_it(tmp_path: Path) -> None:
+    """Fixed: stored as an id apart from the same id without the space."""
+    lines = tmp_path / "chat.jsonl"
+    lines.write_text('{"user_id": "u1", "source_id": "m1", "content": "hello"}\n'
+                     '{"user_id": "u1", "source_id": "m2 ", "content": "again"}\n')
+    env = {**os.environ, "DUALMEM_EMBEDDER": "hashing", "DUALMEM_CACHE_MODE": "off"}
+    db = tmp_path / "memory.db"
+    done = subprocess.run([sys.executable, "-m", "dualmem_core.cli", "import", str(lines), "--store",
+                           f"sqlite:///{db}"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "chat.jsonl:2: " in done.stderr, done.stderr
+    assert "source_id 'm2 ' starts or ends with whitespace" in done.stderr, done.stderr
+    if db.exists():
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("SELECT count(*) FROM episodes").fetchone()[0] == 0

@@ -58,6 +58,11 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [  # (tool, arguments, words th
     ("forget", {"user_id": "u1", "source_ids": [None]}, "source_ids[0]: must be text"),
     ("forget", {"user_id": "u1", "source_ids": ["a\x00b"]}, "source_ids[0] holds a NUL"),  # fixed
     ("forget", {"user_id": "u1", "everything": False}, "needs source_ids="),
+    ("forget", {"user_id": "u1", "everything": "yes"}, "everything: must be true or false"),  # fixed
+    ("forget", {"user_id": "u1", "everything": "true"}, "everything: must be true or false"),  # fixed
+    ("forget", {"user_id": "u1", "everything": 1}, "everything: must be true or false"),  # fixed
+    ("forget", {"user_id": "u1", "memory_id": ""}, "the memory id is empty"),  # fixed
+    ("remember", {"user_id": "u1", "content": "x", "source_id": " s1"}, "starts or ends with whitespace"),
     ("forget", {"user_id": "u1", "source_id": "s1"}, "source_id: is not a field"),  # fixed: it was ignored
     ("nosuchtool", {"user_id": "u1"}, "Unknown tool"),
 ]

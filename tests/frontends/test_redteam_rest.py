@@ -72,6 +72,13 @@ BAD_BODIES: list[tuple[str, Any, str]] = [  # (what, JSON body, words the detail
     ("unknown field in a message", {"content": [{"content": "x", "zzz": 1}]}, "body.content[0].zzz"),
     ("number source id", {"content": "hi", "source_id": 7}, "body.source_id: must be text"),
     ("empty source id", {"content": "hi", "source_id": ""}, "non-empty"),
+    ("source id with spaces at its ends (fixed: ' a ' and 'a' were two ids)",
+     {"content": "hi", "source_id": " a "},
+     "source_id ' a ' starts or ends with whitespace"),
+    ("a message's source id ending in a newline (fixed)", {"content": [{"content": "x", "source_id": "b\n"}]},
+     "content[0].source_id 'b\\n' starts or ends"),
+    ("session id with a leading tab (fixed)", {"content": "hi", "session_id": "\ts"},
+     "session_id '\\ts' starts"),
     ("NUL in source id (fixed)", {"content": "hi", "source_id": "a\x00b"}, "source_id holds a NUL"),
     ("NUL in a message's source id (fixed)", {"content": [{"content": "x", "source_id": "\x00"}]},
      "content[0].source_id holds a NUL"),
@@ -142,6 +149,9 @@ BAD_QUERIES: list[tuple[str, Any, str]] = [  # recall's query string
     ("known_at off the calendar", {"q": "hi", "known_at": "0001-01-01T00:00:00+14:00"},
      "outside the calendar"),
     ("NUL in session id (fixed)", {"q": "hi", "session_id": "\x00"}, "session_id holds a NUL"),
+    ("an unknown parameter (fixed: it was ignored)", {"q": "Oslo", "zzz": "1"},
+     "query.zzz: is not a parameter of this endpoint (it takes agent_id, as_of, k, known_at, q, session_id)"),
+    ("a misspelt parameter (fixed)", {"q": "Oslo", "asof": "2020-01-01"}, "query.asof: is not a parameter"),
 ]
 
 
@@ -157,7 +167,6 @@ ANSWERED = [  # held: odd but harmless requests answer 200
     ("as_of in the future", {"q": "Oslo", "as_of": "2999-01-01T00:00:00Z"}),
     ("as_of at the last day", {"q": "Oslo", "as_of": "9999-12-31"}),
     ("duplicate q (the last counts)", [("q", "nothing"), ("q", "Oslo")]),
-    ("an unknown parameter", {"q": "Oslo", "zzz": "1"}),
     ("a NUL in the question", {"q": "\x00"}),
     ("a 60,000-character question", {"q": "x" * 60_000}),
 ]
@@ -212,9 +221,36 @@ def test_wrong_methods_and_paths_are_answered_in_our_shape(api: Served, method: 
         assert "it takes" in body["detail"] and r.headers["allow"]
 
 
-def test_head_is_refused_with_no_body(api: Served) -> None:
-    r = api.http.head("/healthz")  # held, not a bug: FastAPI routes take only the methods they name
-    assert r.status_code == 405 and r.content == b""
+def test_head_healthz_answers_like_get_without_a_body(api: Served) -> None:
+    """Fixed: a 405, so ``curl -I`` health checks failed."""
+    r = api.http.head("/healthz")
+    assert r.status_code == 200 and r.content == b"", r.text
+    assert r.headers["content-type"] == "application/json"
+    assert api.http.get("/healthz").json()["status"] == "ok"
+    assert api.http.head(f"{U}/recall?q=x").status_code == 405  # only /healthz takes HEAD
+
+
+FLAGS = [("POST", f"{U}/editor/runs", "dry_run"), ("POST", f"{U}/editor/runs/run_nope/rollback", "cascade")]
+
+
+@pytest.mark.parametrize("value", ["yes", "1", "on", "True", ""])
+@pytest.mark.parametrize(("method", "path", "flag"), FLAGS, ids=[f for _, _, f in FLAGS])
+def test_a_flag_is_only_true_or_false(api: Served, method: str, path: str, flag: str, value: str) -> None:
+    """Fixed: pydantic's lax mode read yes, 1, on and t as true."""
+    r = api.http.request(method, path, params={flag: value})
+    assert r.status_code == 422 and r.json()["error"] == "InvalidInput", r.text
+    assert r.json()["detail"] == f"query.{flag}: must be true or false", r.text
+
+
+def test_unknown_query_parameters_are_refused_on_every_endpoint(api: Served) -> None:
+    """Fixed: ignored, so ``DELETE /memories?sourceid=s1`` or ``/healthz?x`` looked accepted."""
+    before = episodes(api)
+    for method, path in [("DELETE", f"{U}/memories?source_id=s1&sourceid=s1"), ("DELETE", f"{U}?force=1"),
+                         ("GET", "/healthz?verbose=1"), ("POST", f"{U}/memories?source_id=s9")]:
+        r = api.http.request(method, path, json={"content": "I live in Rome."})
+        assert r.status_code == 422 and r.json()["error"] == "InvalidInput", (path, r.text)
+        assert "is not a parameter of this endpoint" in r.json()["detail"], r.text
+    assert episodes(api) == before
 
 
 GARBLED = [None, "", "Bearer", "Basic dXNlcjpwYXNz", "Bearer dm_wrong", "bearer   dm_wrong",

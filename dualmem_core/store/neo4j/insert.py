@@ -71,8 +71,11 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
     rows = [R.version_row(v, now) for v in tables.get("versions") or ()]
     rows_of["versions"] = [R.with_time_pairs(r["props"], "MemoryVersion") for r in rows]
     expected["versions"] = (len(rows), "versions (their memory is gone)")
-    parts.append("CALL (seq) { UNWIND $b.versions AS row MATCH (m:Memory {id: row.memory_id}) "
-                 "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row, v.seq = seq"
+    # ``ord``, the version's place in its write, orders the versions of one seq as they were
+    # written (ids are random): the per-user caches break ties by it, the same in every process.
+    parts.append("CALL (seq) { UNWIND range(0, size($b.versions) - 1) AS ord "
+                 "WITH ord, $b.versions[ord] AS row MATCH (m:Memory {id: row.memory_id}) "
+                 "CREATE (v:MemoryVersion)-[:VERSION_OF]->(m) SET v = row, v.seq = seq, v.ord = ord"
                  f"{R.set_times('v', 'MemoryVersion', 'row')} "
                  "RETURN count(v) AS versions } ")
     # float32 through the procedure: half the size of a list property

@@ -32,6 +32,12 @@ def user_clock(tx: neo4j.ManagedTransaction, user_id: str) -> tuple[int, str | N
     return clock["seq"] or 0, clock["epoch"]
 
 
+# The order versions were written in (seq, then place in the write; ``insert``), for the rows of
+# the per-user caches: ranking breaks equal scores by row, so the rows must come in the same
+# order in every process, as SQLite's do by rowid. Versions written before ``ord`` count as 0.
+WRITTEN_ORDER = "v.seq, coalesce(v.ord, 0), v.id"
+
+
 def user_key(user_id: str) -> str:
     """A short token naming the tenant inside the fulltext index (Lucene drops huge tokens)."""
     return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]

@@ -1,10 +1,10 @@
-"""Idempotent Neo4j schema: uniqueness constraints, range, vector (HNSW) and fulltext indexes."""
+"""Idempotent Neo4j schema: uniqueness constraints, range and fulltext indexes."""
 
 from __future__ import annotations
 
 from ..models import EDGE_ENDPOINTS
 
-VECTOR_INDEX = "memory_embedding"
+VECTOR_INDEX = "memory_embedding"  # the HNSW index of stores made before it was dropped
 FULLTEXT_INDEX = "memory_text"
 # What the fulltext index reads: ``search`` (a version's search text, else its text) and the
 # tenant's key. Stores made before search texts index ``text`` instead (store.py migrates them).
@@ -28,7 +28,7 @@ NODE_LABELS = {"episode": "Episode", "memory": "Memory", "version": "MemoryVersi
                "entity": "Entity"}
 
 
-def schema_statements(dimension: int) -> list[str]:
+def schema_statements() -> list[str]:
     statements = [
         f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
         for label in NODE_LABELS.values()
@@ -55,10 +55,10 @@ def schema_statements(dimension: int) -> list[str]:
         "CREATE INDEX version_tx_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.tx_to)",
         "CREATE INDEX version_valid_from IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_from)",
         "CREATE INDEX version_valid_to IF NOT EXISTS FOR (n:MemoryVersion) ON (n.valid_to)",
-        f"CREATE VECTOR INDEX {VECTOR_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) ON n.embedding "
-        f"OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimension)}, "
-        # Quantization (on by default since 5.23) would make scores approximate.
-        "`vector.similarity_function`: 'cosine', `vector.quantization.enabled`: false}}",
+        # No vector index: nothing reads one (recall ranks each user's vectors exactly in the
+        # process, ``vectors.py``; a past ``known_at`` scans the user's versions), and keeping an
+        # HNSW graph current cost every write that adds a vector. Older stores lose theirs.
+        f"DROP INDEX {VECTOR_INDEX} IF EXISTS",
         # The English analyzer stems, so "live", "lives" and "lived" match one another.
         f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:MemoryVersion) "
         f"ON EACH [{', '.join(f'n.{p}' for p in FULLTEXT_PROPERTIES)}] "

@@ -214,7 +214,7 @@ class Search(Neo4jState):
         """Run searches (each yielding ``v``, ``m``, ``score``) in one statement: the top $k of
         each, best first. An empty head gives an empty list. With ``clock``, also the user's
         clock as [seq, epoch] (see ``vectors``), read in the same statement."""
-        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, v.id LIMIT $k "
+        parts = [f"CALL () {{ {head} WITH v, m, score ORDER BY score DESC, {R.WRITTEN_ORDER} LIMIT $k "
                  f"RETURN collect({{v: {_VERSION_NO_VECTOR}, m: {_MEMORY}, score: score}}) AS hits{i} }} "
                  for i, head in enumerate(heads) if head]
         columns = [f"hits{i}" for i, h in enumerate(heads) if h]

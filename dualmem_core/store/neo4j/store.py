@@ -1,10 +1,10 @@
 """The Neo4j store: the production graph (a server, Aura or a cluster) behind the same contract.
 
-A write is two statements in one transaction (the state of what it points at, then every
-table's rows in one statement, see ``insert``). Searches go through the HNSW
-vector index and the fulltext index; because Neo4j 5.26 cannot filter inside those indexes,
-a search over-fetches and falls back to an exact ranking (the process's vector cache, or a
-user-scoped scan) when the filters leave fewer than k hits, so a filter never thins the results.
+A write is one statement in one transaction (what it points at checked, then every table's
+rows, see ``insert``). Vector and text searches rank the user's own versions in the process
+(``vectors.py``, ``text_index.py``) and filter the candidates on the server, widening while the
+filters leave fewer than k; Lucene's fulltext index serves only query words the tokenizer makes
+a phrase. There is no vector index: nothing would read it.
 
 ``Neo4jStore`` is its driver, schema and leases (here) and one mixin per concern: ``writes``,
 ``changes`` (the Editor's change sets), ``forget``, ``search`` and ``reads``, the same modules
@@ -44,7 +44,6 @@ from .schema import (
     SOURCE_DUPLICATES,
     SOURCE_INDEX,
     SOURCE_INDEX_STATEMENT,
-    VECTOR_INDEX,
     schema_statements,
 )
 from .search import Search
@@ -164,7 +163,7 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
 
         with self._driver.session(database=self.database) as session:
             self._migrate_fulltext(session)
-            for statement in schema_statements(wanted or DEFAULT_DIMENSION):
+            for statement in schema_statements():
                 try:
                     session.run(statement).consume()
                 except neo_errors.ClientError as exc:
@@ -173,13 +172,10 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
                         raise StoreConfigError(f"Neo4j schema set-up failed: {exc.message}") from None
             self._unique_sources(session)
         dimension = self._run(meta)
-        index_dims = self._run(lambda tx: tx.run(
-            "SHOW INDEXES YIELD name, options WHERE name = $name RETURN options", name=VECTOR_INDEX
-        ).single()["options"]["indexConfig"]["vector.dimensions"], write=False)
-        if wanted is not None and wanted != dimension or int(index_dims) != dimension:
+        if wanted is not None and wanted != dimension:
             raise StoreConfigError(
-                f"Neo4j at {self.url} holds {dimension}-dimensional vectors (index: {index_dims}), "
-                f"not {wanted}; use the embedder it was created with, or another database")
+                f"Neo4j at {self.url} holds {dimension}-dimensional vectors, not {wanted}; "
+                "use the embedder it was created with, or another database")
         self._run(lambda tx: tx.run("CALL db.awaitIndexes(300)").consume(), write=False)
         return dimension
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..lru import LeastRecent
 from ..sqlite.text_index import Tokenizer, UserText
-from .rows import user_clock
+from .rows import WRITTEN_ORDER, user_clock
 
 MAX_ROWS = 400_000  # versions held over all users (the vector cache's bound); the user in use stays
 
@@ -111,7 +111,8 @@ class TextCache:
         else:  # versions stamped since (new, closed or reopened: only new ones are added)
             query = "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
         entry.add([(r["id"], r["search"]) for r in tx.run(
-            query + "RETURN v.id AS id, coalesce(v.search, v.text) AS search ORDER BY v.id",
+            query + "RETURN v.id AS id, coalesce(v.search, v.text) AS search "
+            f"ORDER BY {WRITTEN_ORDER}",
             user=user_id, since=entry.seq)])
         entry.epoch, entry.seq = epoch, seq
 

@@ -45,7 +45,7 @@ from ..models import Edge, MemoryVersion, WriteBatch
 from ..projection import grow, with_rest
 from ..vector_index import _SLACK, VectorIndex
 from . import rows as R
-from .rows import FAR_CYPHER, user_clock
+from .rows import FAR_CYPHER, WRITTEN_ORDER, user_clock
 
 CLOCK_LABEL = "UserClock"
 # Locks the user's clock for the rest of the write transaction and returns the new seq.
@@ -264,7 +264,8 @@ class VectorCache:
             fresh = UserVectors(self.dimension, epoch, seq)
             fresh.apply([(r["id"], r["m"], True, r["e"]) for r in tx.run(
                 f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
-                "AND v.embedding IS NOT NULL RETURN v.id AS id, v.memory_id AS m, v.embedding AS e",
+                "AND v.embedding IS NOT NULL RETURN v.id AS id, v.memory_id AS m, v.embedding AS e "
+                f"ORDER BY {WRITTEN_ORDER}",
                 user=user_id)])
             entry.matrix, entry.memory_ids, entry.version_ids, entry.row_of, entry.live = (
                 fresh.matrix, fresh.memory_ids, fresh.version_ids, fresh.row_of, fresh.live)
@@ -273,8 +274,8 @@ class VectorCache:
         else:  # upserts are idempotent, so rows committed after the clock read do no harm
             entry.apply([(r["id"], r["m"], r["current"], r["e"]) for r in tx.run(
                 "MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.seq > $since "
-                f"RETURN v.id AS id, v.memory_id AS m, v.tx_to = {FAR_CYPHER} AS current, v.embedding AS e",
-                user=user_id, since=entry.seq)])
+                f"RETURN v.id AS id, v.memory_id AS m, v.tx_to = {FAR_CYPHER} AS current, v.embedding AS e "
+                f"ORDER BY {WRITTEN_ORDER}", user=user_id, since=entry.seq)])
         entry.epoch, entry.seq = epoch, seq
 
     def written(self, user_id: str, epoch: str | None, seq: int,
@@ -306,7 +307,7 @@ def _resync(tx: neo4j.ManagedTransaction, user_id: str,
     few the cache lacks. Versions never change their vector, so an id held is a row right."""
     current = {r["id"]: r["m"] for r in tx.run(
         f"MATCH (v:MemoryVersion) WHERE v.user_id = $user AND v.tx_to = {FAR_CYPHER} "
-        "RETURN v.id AS id, v.memory_id AS m", user=user_id)}
+        f"RETURN v.id AS id, v.memory_id AS m ORDER BY {WRITTEN_ORDER}", user=user_id)}
     changes: list[tuple[str, str, bool, object]] = [
         (vid, "", False, None) for vid in entry.row_of if vid not in current]
     missing = [vid for vid in current if vid not in entry.row_of]

@@ -105,7 +105,8 @@ class UserVectors(VectorIndex):
             self.cols[name][self.size:need] = [codes.code(r[offset]) for r in rows]
         self._masks.clear()
         self._rid_order = None
-        self._added(self.size, need)
+        with one_thread():  # small products (a batch's rows against the basis and groups): blas.py
+            self._added(self.size, need)
         self.size = need
 
     def top_k(self, unit_query: np.ndarray, flt: SearchFilter, k: int) -> list[tuple[int, float]]:
@@ -158,13 +159,15 @@ class UserVectors(VectorIndex):
             return [[] for _ in unit_queries]
         k = min(k, self.size)
         mask = self._mask(flt)
-        if self.size >= GROUPED_ROWS and self._prunes():
-            with one_thread():  # a loop of small products (blas.py)
+        # Loops of small products, and a few thin ones: on one BLAS thread (blas.py). Beside a
+        # busy core, two threads made a batch's search at 10k rows cost twice the CPU time.
+        with one_thread():
+            if self.size >= GROUPED_ROWS and self._prunes():
                 rows, cols, scores = self._above_grouped(unit_queries, mask, min_score, k)
-        elif self._prunes():
-            rows, cols, scores = self._above_pruned(unit_queries, mask, min_score, k)
-        else:
-            rows, cols, scores = self._above(unit_queries, mask, min_score)
+            elif self._prunes():
+                rows, cols, scores = self._above_pruned(unit_queries, mask, min_score, k)
+            else:
+                rows, cols, scores = self._above(unit_queries, mask, min_score)
         rids = self.cols["rid"]
         out: list[list[tuple[int, float]]] = [[] for _ in unit_queries]
         # By query, then best score first (equal scores in row order); the first k of each query.
