@@ -15,6 +15,7 @@ import json
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from dualmem_core.slots.examples import Example, fixture_examples, training_examples
 from dualmem_core.slots.model import CHANGES, SlotModel
@@ -60,11 +61,12 @@ def main() -> None:
     started = time.perf_counter()
     model = train(training_examples()) if args.retrain else SlotModel.load()
     trained_in = time.perf_counter() - started
-    results = {"model": model.meta, "labels": len(model.labels)}
+    results: dict[str, Any] = {"model": model.meta, "labels": len(model.labels)}
     for part in ("dev", "heldout"):
         results[part] = score(model, fixture_examples(part))
     print(f"slot reader: {model.meta['examples']} training examples, {len(model.labels)} labels, "
-          f"threshold {model.threshold}" + (f", trained in {trained_in:.1f} s" if args.retrain else ""))
+          f"threshold {model.threshold} (per label {model.cut().min():.2f} to {model.cut().max():.2f})"
+          + (f", trained in {trained_in:.1f} s" if args.retrain else ""))
     print(f"{'label':<24}" + "".join(f"{p + ' P/R (n)':>22}" for p in ("dev", "heldout")))
     labels = sorted(set(results["dev"]["slots"]) | set(results["heldout"]["slots"]))
     for label in labels:

@@ -40,8 +40,17 @@ class SlotModel:
     labels: tuple[str, ...]
     weights: np.ndarray  # (width, len(labels)) float32
     bias: np.ndarray  # (len(labels),)
-    threshold: float
+    threshold: float  # the global one, chosen over all labels together
     meta: dict
+    # Each label's own threshold (len(labels),); None: the global one for every label (models
+    # saved before per-label thresholds).
+    thresholds: np.ndarray | None = None
+
+    def cut(self) -> np.ndarray:
+        """The threshold each label's chance must reach to be kept."""
+        if self.thresholds is None:
+            return np.full(len(self.labels), self.threshold, dtype=np.float32)
+        return self.thresholds
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """(len(texts), len(labels)) probabilities. Sparse rows: only the set columns are read."""
@@ -59,8 +68,8 @@ class SlotModel:
 
     def _telling(self, row: np.ndarray) -> Telling:
         slots, others, changes = {}, {}, {}
-        for label, p in zip(self.labels, row.tolist(), strict=True):
-            if p < self.threshold:
+        for label, p, cut in zip(self.labels, row.tolist(), self.cut().tolist(), strict=True):
+            if p < cut:
                 continue
             if label in CHANGES:
                 changes[label[1:]] = p
@@ -74,7 +83,7 @@ class SlotModel:
     def save(self, path: Path) -> None:
         # float16 halves the file; the probabilities move in the fourth decimal at most.
         np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=self.bias.astype(np.float32),
-                            labels=np.array(self.labels),
+                            labels=np.array(self.labels), thresholds=self.cut(),
                             meta=np.array(json.dumps(self.meta, sort_keys=True)))
 
     @classmethod
@@ -83,7 +92,8 @@ class SlotModel:
             meta = json.loads(str(data["meta"]))
             space = FeatureSpace(bits=meta["bits"], char_sizes=tuple(meta["char_sizes"]))
             return cls(space, tuple(str(x) for x in data["labels"]), data["weights"].astype(np.float32),
-                       data["bias"].astype(np.float32), float(meta["threshold"]), meta)
+                       data["bias"].astype(np.float32), float(meta["threshold"]), meta,
+                       data["thresholds"].astype(np.float32) if "thresholds" in data else None)
 
 
 @lru_cache(maxsize=1)

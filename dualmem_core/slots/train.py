@@ -3,7 +3,7 @@
     python -m dualmem_core.slots.train [--out PATH] [--check]
 
 ``--check`` trains and compares with the shipped model instead of writing: same training data
-(by hash), labels and threshold, and chances within .02 on every training text, or it says what
+(by hash), labels and thresholds, and chances within .02 on every training text, or it says what
 differs.
 """
 
@@ -39,8 +39,8 @@ def same_model(a: SlotModel, b: SlotModel, texts: list[str]) -> list[str]:
         gap = float(np.abs(a.probabilities(texts) - b.probabilities(texts)).max())
         if gap > SAME_CHANCES:
             differs.append(f"the weights (chances apart by up to {gap:.3f})")
-    if a.threshold != b.threshold:
-        differs.append("the threshold")
+    if a.threshold != b.threshold or not np.array_equal(a.cut(), b.cut()):
+        differs.append("the thresholds")
     return differs
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dualmem_core.slots import train as train_command
@@ -50,3 +51,21 @@ def test_a_malformed_example_names_its_file_and_line(tmp_path: Path) -> None:
     (tmp_path / "x.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
     with pytest.raises(ValueError, match=r"x\.jsonl line 2: .*fixtures/slots/README\.md"):
         written_examples(tmp_path)
+
+
+def test_each_label_is_kept_at_its_own_threshold(tmp_path: Path) -> None:
+    model = SlotModel.load()
+    assert model.thresholds is not None and len(model.thresholds) == len(model.labels)
+    assert len(set(model.cut().tolist())) > 1, "per-label thresholds, not one for all"
+    chances = model.probabilities(["just moved to leeds for the new job"])[0]
+    read = model.read(["just moved to leeds for the new job"])[0]
+    for label, p, cut in zip(model.labels, chances.tolist(), model.cut().tolist(), strict=True):
+        if label not in CHANGES:
+            kept = label in read.slots or label.removesuffix(OTHER) in read.others and label.endswith(OTHER)
+            assert kept == (p >= cut), label
+    # A model saved before per-label thresholds reads every label at its one threshold.
+    older = tmp_path / "older.npz"
+    np.savez_compressed(older, weights=model.weights.astype(np.float16), bias=model.bias,
+                        labels=np.array(model.labels), meta=np.array(json.dumps(model.meta)))
+    loaded = SlotModel.load(older)
+    assert loaded.thresholds is None and np.allclose(loaded.cut(), model.threshold)
