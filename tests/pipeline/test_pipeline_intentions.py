@@ -3,7 +3,7 @@ change set with intentions in it passes the blocking invariant checks."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from dualmem_core import Writer
 from dualmem_core.editor import GraphView, Judge, combine, new_run_id, run_all
@@ -17,8 +17,11 @@ T = datetime(2026, 3, 4, 12, tzinfo=UTC)
 def test_the_intentions_asset_counts_what_it_kept_and_closed(store, user):
     said = ["I'm flying to Lisbon next Friday", "I want to write a novel",
             "I'll fix the leaky tap this weekend", "Fixed the leaky tap! no more dripping"]
-    Writer(store).remember([{"role": "user", "content": t, "source_id": f"a{i}", "at": T}
-                            for i, t in enumerate(said)], user_id=user, session_id="s1")
+    # A minute apart: a message said at the same moment as a plan is not "later" than it, and
+    # messages of one moment are taken in id order, which is random.
+    Writer(store).remember([{"role": "user", "content": t, "source_id": f"a{i}",
+                             "at": T + timedelta(minutes=i)} for i, t in enumerate(said)],
+                           user_id=user, session_id="s1")
     view = GraphView(store.export_graph(user))
     results = run_all(view, EditorConfig(intentions=True), Judge(None))
     [intentions] = [r for r in results if r.stage == "intentions"]
