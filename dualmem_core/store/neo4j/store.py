@@ -148,6 +148,13 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
             raise
         except neo_errors.ConstraintError as exc:
             raise ConflictError(f"write refused by Neo4j, nothing was written: {exc.message}") from None
+        except neo_errors.ResultFailedError as exc:
+            # The driver's rollback of a failed transaction can raise this instead of the failure
+            # itself (its cause), depending on timing: two writers racing for one source id.
+            cause = exc.__cause__
+            if isinstance(cause, neo_errors.ConstraintError):
+                raise ConflictError(f"write refused by Neo4j, nothing was written: {cause.message}") from None
+            raise DualmemError(f"Neo4j at {self.url} failed a query: {cause or exc}") from None
         except (neo_errors.ServiceUnavailable, neo_errors.SessionExpired, OSError) as exc:
             raise StoreUnavailable(f"Neo4j at {self.url} became unreachable ({exc}; retried for "
                                    f"{self.retry_seconds:g} s); nothing was written; "
