@@ -59,8 +59,18 @@ def insert_statement(tables: dict[str, list], user_id: str, now: datetime, bump_
                          f"RETURN ['{kind}', n.id, n.user_id] AS s")
         parts.append(f"CALL () {{ CALL () {{ {' UNION ALL '.join(reads)} }} RETURN collect(s) AS state }} ")
         carried = ", state"
-    parts.append(f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch{carried} " if bump_clock
-                 else f"WITH $seq AS seq{carried} ")
+    if bump_clock:
+        # Under the user's clock (its write lock orders every write of the user), a source id
+        # stored meanwhile by another writer is found by a read and the statement returns no
+        # row: no write is refused by the unique key, whose failure mid-transaction the driver
+        # did not always recover from (a raw ResultFailedError, or a connection that hung).
+        rows_of["sources"] = [e.source_id for e in tables.get("episodes") or () if e.source_id is not None]
+        parts.append(f"{BUMP_CLOCK} WITH c.seq AS seq, c.epoch AS epoch{carried} "
+                     "CALL () { UNWIND $b.sources AS s "
+                     "OPTIONAL MATCH (x:Episode {user_id: $user, source_id: s}) "
+                     f"RETURN count(x) AS taken }} WITH seq, epoch{carried}, taken WHERE taken = 0 ")
+    else:
+        parts.append(f"WITH $seq AS seq{carried} ")
     for table in ("episodes", "entities", "memories"):
         label = _TABLE_LABELS[table]
         records = tables.get(table) or ()

@@ -26,7 +26,6 @@ from .insert import NO_REPLAN, insert_statement, vector_changes
 from .queries import (
     _TABLES,
 )
-from .rows import one
 from .schema import NODE_LABELS
 from .state import Neo4jState
 
@@ -85,7 +84,9 @@ class Writes(Neo4jState):
             for kind, rid in sorted(wanted):
                 refs[kind].append(rid)
         query, params, expected = insert_statement(tables, user_id, now, bump_clock=seq is None, refs=refs)
-        record = one(tx.run(query, params, seq=seq))
+        record = tx.run(query, params, seq=seq).single()
+        if record is None:  # only a clock-bumping write returns no row (``insert_statement``)
+            raise ConflictError("a source id of this write was stored meanwhile; nothing was written")
         if wanted is not None:
             state = {(kind, rid): TargetState(owner) for kind, rid, owner in record["state"]}
             check_batch_refs(user_id, state, wanted, set())
