@@ -149,21 +149,18 @@ class MemoryService:
                       role=role, speaker=speaker)
         check_new_ids(content=content, session_id=session_id, agent_id=agent_id, source_id=source_id)
         self.check_size(content)
-        for _ in range(REMEMBER_ATTEMPTS - 1):
+        missed: NotFound | None = None
+        for _ in range(REMEMBER_ATTEMPTS):
             try:
                 return self.writer.remember(content, user_id=user_id, session_id=session_id,
                                             agent_id=agent_id, at=at, source_id=source_id, speaker=speaker,
                                             role=role)
-            except NotFound:
-                continue  # a record it linked to was forgotten meanwhile; nothing was written
-        try:
-            return self.writer.remember(content, user_id=user_id, session_id=session_id, agent_id=agent_id,
-                                        at=at, source_id=source_id, speaker=speaker, role=role)
-        except NotFound as exc:
-            raise ConflictError(
-                f"records this message links to kept being forgotten while it was stored ({exc}); "
-                f"nothing was written after {REMEMBER_ATTEMPTS} tries: send it again"
-            ) from exc
+            except NotFound as exc:  # a record it linked to was forgotten meanwhile; nothing was written
+                missed = exc
+        raise ConflictError(
+            f"records this message links to kept being forgotten while it was stored ({missed}); "
+            f"nothing was written after {REMEMBER_ATTEMPTS} tries: send it again"
+        ) from missed
 
     def check_size(self, content: str | Sequence[dict]) -> None:
         """``InvalidInput`` for a message longer than ``max_message_chars``, naming the message, the
