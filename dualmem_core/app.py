@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .editor import Editor
+from .editor import Editor, EditorConfig
+from .editor.layer_switch import editor_config as configured_editor
 from .providers.cache import ProviderCache
 from .providers.config import ProviderConfig, embedder_kind, make_embedder, make_llm, open_cache
 from .store import Store, open_store
@@ -44,12 +45,13 @@ class Services:
 
 
 def open_services(store_url: str | None = None, config: ProviderConfig | None = None, *,
-                  create: bool = True) -> Services:
+                  create: bool = True, editor_config: EditorConfig | None = None) -> Services:
     """The store at ``store_url`` (or the default), with a Writer and an Editor on it.
 
     ``create=False`` for a frontend that only reads: a missing store is then an error
     (``StoreNotFound``), not a new empty one. The servers take writes, so they create, and say so
-    (``Services.created_note``)."""
+    (``Services.created_note``). ``editor_config`` defaults to the layers ``DUALMEM_EDITOR_LAYERS``
+    turns on (``editor/layer_switch.py``)."""
     config = config or ProviderConfig.from_env()
     needs_cache = config.llm_model or embedder_kind(config.embedder)[0] != "hashing"
     cache = open_cache(config) if needs_cache else None
@@ -57,7 +59,8 @@ def open_services(store_url: str | None = None, config: ProviderConfig | None = 
     llm = make_llm(config, cache)
     store = open_store(store_url, dimension=embedder.dimension, create=create)
     try:
-        return Services(store, Writer(store, embedder=embedder, llm=llm), Editor(store, llm=llm), cache)
+        editor = Editor(store, llm=llm, config=editor_config or configured_editor())
+        return Services(store, Writer(store, embedder=embedder, llm=llm), editor, cache)
     except Exception:
         store.close()
         if cache is not None:

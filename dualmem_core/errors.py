@@ -19,6 +19,10 @@ class StoreConfigError(DualmemError):
     """The store URL or its options are wrong (unknown scheme, bad path, mismatched settings)."""
 
 
+class EditorConfigError(DualmemError):
+    """A setting of the Editor is wrong (an unknown layer in ``DUALMEM_EDITOR_LAYERS``)."""
+
+
 class StoreNotFound(StoreConfigError):
     """A read named a store that does not exist (a mistyped URL must not make a new, empty one)."""
 

@@ -9,6 +9,7 @@ default. The config file is TOML, found at ``--config PATH``, else ``DUALMEM_CON
     allowed_hosts = "memory.internal"                 # DUALMEM_ALLOWED_HOSTS (serve)
     max_message_chars = 100000                        # DUALMEM_MAX_MESSAGE_CHARS
     embedder = "hashing"                              # DUALMEM_EMBEDDER
+    editor_layers = "summaries,topics"                # DUALMEM_EDITOR_LAYERS (editor/layer_switch.py)
 
     [llm]                # DUALMEM_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _MAX_RETRIES
     model = "gpt-4o-mini"
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DualmemError, ProviderConfigError, StoreConfigError
+from .errors import DualmemError, EditorConfigError, ProviderConfigError, StoreConfigError
 from .providers.config import ProviderConfig
 from .store import ENV_STORE, default_store_url
 from .store.lru import ENV_CACHE_USERS, parse_cache_users
@@ -57,6 +58,7 @@ FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
     "allowed_hosts": (ENV_ALLOWED_HOSTS, _STR),
     "max_message_chars": (ENV_MAX_MESSAGE_CHARS, _INT),
     "embedder": ("DUALMEM_EMBEDDER", _STR),
+    "editor_layers": ("DUALMEM_EDITOR_LAYERS", _STR),
     "llm.model": ("DUALMEM_LLM_MODEL", _STR),
     "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
     "llm.api_key": ("DUALMEM_LLM_API_KEY", _STR),
@@ -156,6 +158,7 @@ class Settings:
     store_cache_users: int | None = None  # None: the store's default (or its environment variable)
     allowed_hosts: str | None = None  # DUALMEM_ALLOWED_HOSTS, comma-separated; None: loopback and bind host
     max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS  # DUALMEM_MAX_MESSAGE_CHARS
+    editor_layers: tuple[str, ...] | None = None  # DUALMEM_EDITOR_LAYERS; None: the Editor's defaults
 
 
 def default_config_path() -> Path:
@@ -250,8 +253,21 @@ def resolve_settings(
         longest = max_message_chars(merged)
     except StoreConfigError as exc:
         raise StoreConfigError(_with_origin(str(exc), origins)) from None
+    layers = _editor_layers(merged.get("DUALMEM_EDITOR_LAYERS", "").strip(), origins)
     return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
-                    users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None, longest)
+                    users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None, longest, layers)
+
+
+def _editor_layers(raw: str, origins: Mapping[str, str]) -> tuple[str, ...] | None:
+    """The Editor's optional layers the settings name (said now, not at the first Editor run)."""
+    if not raw:
+        return None
+    from .editor.layer_switch import parse_layers
+
+    try:
+        return parse_layers(raw)
+    except EditorConfigError as exc:
+        raise EditorConfigError(_with_origin(str(exc), origins)) from None
 
 
 def _with_origin(message: str, origins: Mapping[str, str]) -> str:
@@ -286,5 +302,7 @@ def provider_environ(settings: Settings) -> dict[str, str]:
         ENV_CACHE_USERS: settings.store_cache_users,
         ENV_ALLOWED_HOSTS: settings.allowed_hosts,
         ENV_MAX_MESSAGE_CHARS: settings.max_message_chars,
+        "DUALMEM_EDITOR_LAYERS": (None if settings.editor_layers is None
+                                  else ",".join(settings.editor_layers) or "none"),
     }
     return {name: str(value) for name, value in values.items() if value is not None}

@@ -74,12 +74,14 @@ def open_memory(args: argparse.Namespace, *, create: bool = False):
 
     Only the commands that store (remember, import) pass ``create``: elsewhere a mistyped
     store URL is an error naming the path, not a new, empty store."""
+    from ..editor.layer_switch import with_layers
     from ..service import MemoryService
     from ..settings import resolve_settings
 
     settings = resolve_settings(args.store, args.embedder, args.config)
+    layers = None if settings.editor_layers is None else with_layers(settings.editor_layers)
     with MemoryService.open(settings.store_url, settings.config, create=create,
-                            max_message_chars=settings.max_message_chars) as services:
+                            max_message_chars=settings.max_message_chars, editor_config=layers) as services:
         if services.created_note():
             print(f"dualmem: {services.created_note()}", file=sys.stderr)
         yield services

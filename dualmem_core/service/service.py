@@ -77,7 +77,7 @@ class UserForgotten:
 
 if TYPE_CHECKING:
     from ..app import Services
-    from ..editor import Editor, EditorRun
+    from ..editor import Editor, EditorConfig, EditorRun
     from ..providers.config import ProviderConfig
     from ..store import Store
     from ..store.forgetting import ForgetReceipt
@@ -101,11 +101,12 @@ class MemoryService:
 
     @classmethod
     def open(cls, store_url: str | None = None, config: ProviderConfig | None = None, *,
-             create: bool = True, max_message_chars: int | None = None) -> MemoryService:
+             create: bool = True, max_message_chars: int | None = None,
+             editor_config: EditorConfig | None = None) -> MemoryService:
         """The service over ``open_services(store_url, config, create=create)``; close it when done."""
         from ..app import open_services
 
-        services = open_services(store_url, config, create=create)
+        services = open_services(store_url, config, create=create, editor_config=editor_config)
         return cls(services.writer, services.editor, services=services, max_message_chars=max_message_chars)
 
     @property

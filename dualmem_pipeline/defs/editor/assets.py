@@ -28,7 +28,6 @@ from dagster import (
 from dualmem_core.editor import (
     STAGES,
     Editor,
-    EditorConfig,
     GraphView,
     Judge,
     Revise,
@@ -36,6 +35,7 @@ from dualmem_core.editor import (
     combine,
     run_stage,
 )
+from dualmem_core.editor.layer_switch import editor_config
 from dualmem_core.store import changes as ch
 
 from ...users import users_partitions
@@ -110,22 +110,32 @@ def stage_metadata(result: StageResult, snapshot: Snapshot, judge: Judge) -> dic
 
 
 def layer_metadata(result: StageResult) -> dict[str, Any]:
-    """For the summaries stage: how many it made or remade, and one summary's text when texts
-    are shown (``SHOW_TEXTS``), taken from its decision (the new memory is not in the snapshot).
-    For the intentions stage: how many plans it kept, how many of those have a due time, and how
-    many it closed (no texts: counts say what the stage did)."""
+    """For a stage that makes layer memories, what it made, and one of their texts when texts are
+    shown (``SHOW_TEXTS``), taken from its decision (the new memory is not in the snapshot):
+    the summaries stage, how many summaries it made or remade; the topics stage, how many topics
+    it made and how many it grew with new turns. For the intentions stage: how many plans it
+    kept, how many of those have a due time, and how many it closed (no texts: counts say what
+    the stage did)."""
+    counts = result.counts()
     if result.stage == "intentions":
-        counts = result.counts()
         dated = sum(1 for d in result.decisions if d.action == "intend" and d.evidence.get("due"))
         return {"intentions": counts.get("intend", 0), "intentions_with_due_time": dated,
                 "intentions_done": counts.get("done", 0), "intentions_dropped": counts.get("dropped", 0)}
-    if result.stage != "summaries":
-        return {}
+    if result.stage == "summaries":
+        return {"summaries": len(result.changing()), "sample_summary": _sample_text(result)}
+    if result.stage == "topics":
+        return {"topics": counts.get("topic", 0), "topics_grown": counts.get("retopic", 0),
+                "sample_topic": _sample_text(result)}
+    return {}
+
+
+def _sample_text(result: StageResult) -> MetadataValue:
+    """The text of the first layer memory the stage made or rewrote: "…" when texts are not
+    shown, "" when it wrote none."""
     texts = [op.version.text for d in result.changing() for op in d.ops if isinstance(op, ch.AddVersion)]
     texts += [op.fields["text"] for d in result.changing() for op in d.ops
               if isinstance(op, Revise) and "text" in op.fields]
-    sample = texts[0] if texts and shows_texts() else ("…" if texts else "")
-    return {"summaries": len(result.changing()), "sample_summary": MetadataValue.md(sample)}
+    return MetadataValue.md(texts[0] if texts and shows_texts() else ("…" if texts else ""))
 
 
 def stage_asset(name: str) -> AssetsDefinition:
@@ -150,7 +160,7 @@ def stage_asset(name: str) -> AssetsDefinition:
         so_far = EditorSoFar(previous) if isinstance(previous, Snapshot) else previous
         judge = Judge(llm.llm)
         view = load_view(so_far.snapshot.folder)
-        result = run_stage(name, view, list(so_far.results), EditorConfig(), judge)
+        result = run_stage(name, view, list(so_far.results), editor_config(), judge)
         metadata = stage_metadata(result, so_far.snapshot, judge)
         context.add_output_metadata({**metadata, **layer_metadata(result)})
         return EditorSoFar(so_far.snapshot, (*so_far.results, result))

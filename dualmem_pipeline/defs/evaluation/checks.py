@@ -16,6 +16,10 @@ it), the counts of current and superseded memories, and a stale-first rate on th
 single-valued facts: for each (subject, predicate) slot holding a superseded value and a current
 one, whether recall of "subject phrase" ("user lives in") puts a superseded value first. That
 rate is shown, not judged: there is no floor for a user nobody labelled.
+
+Both kinds of user also get per-layer numbers (``evaluation/layers.py``): the memories each of
+the Editor's layers holds and the messages under them; an evaluation user, also the share of its
+questions' evidence each layer reaches. They are shown, not judged.
 """
 
 from collections import defaultdict
@@ -37,6 +41,8 @@ from dualmem_core.editor.view import GraphView
 from dualmem_core.evaluation import floors
 from dualmem_core.evaluation.fixture_loading import load_fixture
 from dualmem_core.evaluation.harness import user_metrics
+from dualmem_core.evaluation.layers import layer_numbers, question_evidence
+from dualmem_core.evaluation.metrics import StoredUser
 from dualmem_core.vocab import predicates
 from dualmem_core.writer.writer import Writer
 
@@ -79,6 +85,8 @@ def memory_quality(
         return
     part = fixture.part_of(user_id)
     values = user_metrics(writer, fixture, user_id)
+    stored = StoredUser(writer.store.export_graph(user_id))
+    layers = layer_numbers(stored, question_evidence(fixture, user_id))
     wanted = floors.load(THRESHOLDS).users.get(user_id, {})
     misses = floors.below(values, wanted)
     yield AssetCheckResult(
@@ -92,6 +100,7 @@ def memory_quality(
             "below_thresholds": MetadataValue.json(misses),
             **{name: float(v) if v is not None else MetadataValue.text("– (nothing to count)")
                for name, v in values.items()},
+            **shown_layers(layers),
         },
     )
 
@@ -120,7 +129,15 @@ def graph_health(writer: Writer, user_id: str) -> tuple[int, dict[str, Any]]:
         "stale_first_rate": (float(len(stale) / len(probed)) if probed
                              else MetadataValue.text("– (no single-valued fact was superseded)")),
         "stale_first_sample": MetadataValue.json(stale[:SHOWN]),
+        **shown_layers(layer_numbers(StoredUser(view.graph))),
     }
+
+
+def shown_layers(numbers: dict[str, int | float | None]) -> dict[str, Any]:
+    """The per-layer numbers (``evaluation/layers.py``) as metadata: counts as numbers, a share
+    with nothing to count (no question's evidence) said so."""
+    none = MetadataValue.text("– (nothing to count)")
+    return {name: none if v is None else v for name, v in numbers.items()}
 
 
 def stale_first(writer: Writer, user_id: str, view: GraphView) -> tuple[list[str], list[str]]:
