@@ -247,7 +247,8 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
         help="the user's open plans coming due",
         description="Open intentions (plans the user said, not since said to be done or dropped) "
         "due from the start of today to now plus --within. The Editor's intentions stage makes "
-        "them (EditorConfig(intentions=True)); a plan said without a date is never listed.",
+        "them when it is on (DUALMEM_EDITOR_LAYERS=intentions, then dualmem edit); a plan said "
+        "without a date is never listed.",
         epilog="examples:\n  dualmem upcoming --user u1\n  dualmem upcoming --user u1 --within 30d --json",
     )
     p.add_argument("--user", required=True, metavar="ID", help="whose memory (required)")
