@@ -3,18 +3,22 @@
 Identity (L0) is the current value of each single-valued fact about the subject (lives in, works
 at...): one value at a time, so the newest wins and one telling is enough.
 
-Lasting preferences and traits (L4) are the current multi-valued facts (likes, hobbies, diet,
-pets, languages...: whatever ``vocab/predicates.py`` does not call single-valued) that
-independent evidence supports. The unit of evidence is an *occasion*: a session, or the day a
-message without a session was said. A fact is lasting when it is supported on at least
-``min_occasions`` (2) occasions: one telling may be a passing remark ("I like this café"), and a
-second telling on another occasion is the least evidence that it holds over time. Counting
-occasions, not messages, keeps a fact repeated within one conversation from passing as lasting.
+Lasting preferences and traits (L4) are the current multi-valued facts (likes, hobbies, pets,
+languages, people...: whatever ``vocab/predicates.py`` does not call single-valued, but for events
+and plans, which happen rather than last) that independent evidence supports. The unit of
+evidence is an *occasion*: a session, or the day a message without a session was said. A fact is
+lasting when it is supported on at least ``min_occasions`` (2) occasions: one telling may be a
+passing remark ("I like this café"), and a second telling on another occasion is the least evidence
+that it holds over time. Counting occasions, not messages, keeps a fact repeated within one
+conversation from passing as lasting.
 
 Evidence is the fact's own source messages (its first telling and restatements; facts of the same
-predicate and value are one entry), and the turns of any ``topic`` memory (``editor/topics.py``)
-that holds one of those messages and that name the value: the topic says the user keeps coming
-back to it, and its turns that name the value are further tellings the extractor may have missed.
+predicate and value are one entry). With ``topic_evidence``, also the user's turns of any ``topic``
+memory (``editor/topics.py``) that holds one of those messages and that name the value: the
+topic says the user keeps coming back to the *thing*, which is weaker evidence for the *relation*
+(an extraction error about a thing often talked of passes). It is off by default because on the
+evaluation fixture it more than doubled the entries but under half of the added ones were true
+facts (``benchmarks/profile_layers.py``; docs/layers.md, Profile).
 """
 
 from __future__ import annotations
@@ -27,8 +31,13 @@ from ..store import EdgeType, SearchFilter, Store
 from ..store.models import Episode
 from ..timeutil import utcnow
 from ..vocab import predicates
+from .inputs import ASSISTANT_ROLES
 from .results import ProfileEntry
 
+# Occurrences, not traits: an ``event`` object happened once, and ``plans`` are the intentions
+# layer's (L7, ``upcoming``); told twice, either is still one thing that happens, not who one is.
+NOT_LASTING_TYPES = ("event",)
+OTHER_LAYER = ("plans",)
 TOPIC_KIND = "topic"  # the kind ``editor/topics.py`` writes (the writer does not import the editor)
 MIN_OCCASIONS = 2
 
@@ -59,6 +68,11 @@ def occasion(episode: Episode) -> str:
     return f"session:{episode.session_id}" if episode.session_id else f"day:{episode.observed_at.date()}"
 
 
+def _may_last(predicate: str) -> bool:
+    return (not predicates.is_single_valued(predicate) and predicates.canonical(predicate) not in OTHER_LAYER
+            and predicates.object_type(predicate) not in NOT_LASTING_TYPES)
+
+
 def _words(text: str) -> list[str]:
     return "".join(c if c.isalnum() else " " for c in text.casefold()).split()
 
@@ -69,15 +83,15 @@ def _names(value: str, text: str) -> bool:
     return bool(want) and any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
 
 
-def lasting_facts(store: Store, user_id: str, subject: str = "user",
-                  min_occasions: int = MIN_OCCASIONS) -> list[LastingEntry]:
+def lasting_facts(store: Store, user_id: str, subject: str = "user", min_occasions: int = MIN_OCCASIONS,
+                  topic_evidence: bool = False) -> list[LastingEntry]:
     """The subject's current multi-valued facts supported on at least ``min_occasions`` occasions."""
     hits = store.list_facts(SearchFilter(user_id, valid_at=utcnow(), statuses=("active",)))
     groups: dict[tuple[str, str, bool], list] = defaultdict(list)  # newest first, as listed
     for hit in hits:
         v = hit.version
         assert v.predicate is not None  # list_facts returns only versions with a predicate
-        if (v.subject or "").casefold() != subject.casefold() or predicates.is_single_valued(v.predicate):
+        if (v.subject or "").casefold() != subject.casefold() or not _may_last(v.predicate):
             continue
         groups[(predicates.canonical(v.predicate), (v.object or "").casefold(), v.negated)].append(hit)
     if not groups:
@@ -87,10 +101,10 @@ def lasting_facts(store: Store, user_id: str, subject: str = "user",
     told: dict[str, set[str]] = defaultdict(set)  # fact -> its episodes
     for e in from_edges:
         told[e.src_id].add(e.dst_id)
-    topic_turns = _topic_turns(store, user_id, {ep for eps in told.values() for ep in eps})
+    fact_episodes = {ep for eps in told.values() for ep in eps}
+    topic_turns = _topic_turns(store, user_id, fact_episodes) if topic_evidence else {}
     episodes = {ep.id: ep for ep in store.get_episodes(
-        user_id, sorted({*(ep for eps in told.values() for ep in eps),
-                         *(ep for _, turns in topic_turns.values() for ep in turns)}))}
+        user_id, sorted(fact_episodes.union(*(turns for _, turns in topic_turns.values()))))}
     entries = []
     for (predicate, _, negated), facts in groups.items():
         value = facts[0].version.object or ""
@@ -98,7 +112,8 @@ def lasting_facts(store: Store, user_id: str, subject: str = "user",
         support, topic_ids = set(own), []
         for topic_id, (held, turns) in topic_turns.items():
             if held & own:
-                named = {t for t in turns if t in episodes and _names(value, episodes[t].text)}
+                named = {t for t in turns if t in episodes and episodes[t].role not in ASSISTANT_ROLES
+                         and _names(value, episodes[t].text)}
                 if named - support:
                     topic_ids.append(topic_id)
                 support |= named

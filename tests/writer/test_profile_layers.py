@@ -1,5 +1,5 @@
 """The layered profile (``writer/profile.py``) on both stores: identity as before, and the lasting
-preferences that two or more sessions (or days) support, with a topic's turns as evidence.
+preferences that two or more sessions (or days) support, and a topic's turns as evidence on request.
 
 Facts come from a scripted extractor (hand-written facts keyed by message text), so each test
 states exactly what extraction returned."""
@@ -99,8 +99,9 @@ def test_a_topic_turns_a_one_off_fact_into_a_lasting_one(writer, store, user):
     assert writer.layered_profile(user).lasting == []  # one telling, before the Editor ran
     run = Editor(store, config=TOPICS).run(user)
     [topic] = [m.id for m in store.export_graph(user).memories if m.kind == "topic"]
-    [pottery] = writer.layered_profile(user).lasting
+    assert writer.layered_profile(user).lasting == []  # a topic's turns count only when asked
+    [pottery] = writer.layered_profile(user, topic_evidence=True).lasting
     assert (pottery.predicate, pottery.value, pottery.topic_ids) == ("hobby", "pottery", [topic])
     assert pottery.sources == ["s0-0", "s1-0", "s2-0"] and pottery.occasions == 3
     Editor(store, config=TOPICS).rollback(run.run_id)
-    assert writer.layered_profile(user).lasting == []
+    assert writer.layered_profile(user, topic_evidence=True).lasting == []
