@@ -38,7 +38,7 @@ from .service import MAX_HITS, MemoryService, parse_time
 from .service.compact import AgentId, AsOf, KnownAt, SaidAt, SessionId, UserId
 from .service.http_auth import BearerAuth, refusal
 from .service.invalid import describe
-from .service.models import ForgetOut, HistoryOut, RecallOut, RememberOut, UpcomingOut
+from .service.models import ForgetOut, HistoryOut, ProfileOut, RecallOut, RememberOut, UpcomingOut
 from .service.tokens import TokenFile, is_loopback, require_tokens_beyond_loopback, tokens_path
 from .writer.writer import Writer
 
@@ -288,6 +288,28 @@ def build_server(memory: MemoryService | Writer) -> MCPServer:
             out = UpcomingOut.of(user_id, within, memory.upcoming(user_id, within=within))
             text = "\n".join(f"{i.due.date().isoformat()}: {i.text}" for i in out.intentions)
             return _result(out, text or f"No open plans come due within {within}.")
+        return _guarded(ctx, user_id, call)
+
+    @server.tool(
+        description=(
+            "Who the user is and what lasts about them: `entries` holds the current value of each "
+            "single-valued fact (lives in, works at, ...); `lasting` the preferences and traits (likes, "
+            "hobbies, languages, ...) told on two or more sessions or days, each with its sources. "
+            "Call it at the start of a conversation to personalise it."
+        ),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    def profile(
+        ctx: Context,
+        user_id: UserId,
+        subject: Annotated[str, Field(
+            description="Whose profile: 'user', or a person they mentioned.")] = "user",
+    ) -> Annotated[CallToolResult, ProfileOut]:
+        def call() -> CallToolResult:
+            out = ProfileOut.of(user_id, subject, memory.layered_profile(user_id, subject=subject))
+            lines = [f"{e.predicate}: {e.value}" for e in out.entries.values()]
+            lines += [f"{e.predicate}: {e.value} ({e.occasions} occasions)" for e in out.lasting]
+            return _result(out, "\n".join(lines) or f"Nothing known about {subject} yet.")
         return _guarded(ctx, user_id, call)
 
     return server

@@ -1,4 +1,4 @@
-"""The Writer's verbs: remember, recall, history, forget, upcoming."""
+"""The Writer's verbs: remember, recall, history, forget, upcoming, profile."""
 
 from __future__ import annotations
 
@@ -154,6 +154,25 @@ def upcoming(args: argparse.Namespace) -> int:
     return 0
 
 
+def profile(args: argparse.Namespace) -> int:
+    with open_memory(args) as memory:
+        found = memory.layered_profile(args.user, subject=args.subject)
+    if args.json:
+        print_json(found)
+        return 0
+    if not found.identity and not found.lasting:
+        print(f"nothing known about {args.subject} of {args.user} yet")
+        return 0
+    if found.identity:
+        print(table(["IDENTITY", "VALUE", "SOURCES", "TEXT"],
+                    [[p, e.value, short_list(e.sources), e.text] for p, e in found.identity.items()]))
+    if found.lasting:
+        print(table(["LASTING", "VALUE", "OCCASIONS", "SOURCES", "TEXT"],
+                    [[e.predicate, e.value, str(e.occasions), short_list(e.sources), e.text]
+                     for e in found.lasting]))
+    return 0
+
+
 def _scope(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID", help="session id (recall: only this session's memories)")
     parser.add_argument("--agent", metavar="ID", help="agent id (recall: only this agent's memories)")
@@ -258,3 +277,17 @@ def register(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
                    help=f"count from TIME (default: now). {TIME_HELP}")
     p.add_argument("--json", action="store_true", help="print the intentions as a JSON list")
     p.set_defaults(run=upcoming)
+
+    p = commands.add_parser(
+        "profile", parents=[common], formatter_class=HelpFormatter,
+        help="who the user is and their lasting preferences",
+        description="Identity: the current value of each single-valued fact (lives in, works at, ...). "
+        "Lasting: the current multi-valued facts (likes, hobbies, languages, ...) told on two or more "
+        "sessions or days, or on one and in the turns of an Editor topic; each with its sources.",
+        epilog="examples:\n  dualmem profile --user u1\n  dualmem profile --user u1 --subject Lena --json",
+    )
+    p.add_argument("--user", required=True, metavar="ID", help="whose memory (required)")
+    p.add_argument("--subject", default="user", metavar="NAME",
+                   help="whose profile: the user (default) or a person they mentioned")
+    p.add_argument("--json", action="store_true", help="print the profile as JSON")
+    p.set_defaults(run=profile)

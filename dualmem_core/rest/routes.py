@@ -30,7 +30,6 @@ from ..service.models import (
     HealthOut,
     HistoryOut,
     HitOut,
-    ProfileEntryOut,
     ProfileOut,
     RecallOut,
     RememberIn,
@@ -156,10 +155,10 @@ def profile(
     subject: Annotated[str, Query(
         description="Whose profile: the user, or a person they mentioned.")] = "user",
 ) -> ProfileOut:
-    """The current value of each single-valued fact (lives in, works at, ...) with its sources."""
-    entries = services.profile(user_id, subject=subject)
-    return ProfileOut(user_id=user_id, subject=subject,
-                      entries={p: ProfileEntryOut.of(e) for p, e in entries.items()})
+    """Identity: the current value of each single-valued fact (lives in, works at, ...); and the
+    lasting preferences and traits (likes, hobbies, ...) told on two or more sessions or days;
+    each with its sources."""
+    return ProfileOut.of(user_id, subject, services.layered_profile(user_id, subject=subject))
 
 
 @router.get("/upcoming", tags=["memories"])

@@ -19,6 +19,7 @@ from ..editor import EditorRun
 from ..store.forgetting import ForgetReceipt
 from ..timeutil import EARLIEST, is_open
 from ..writer.facts import Fact
+from ..writer.profile import LastingEntry, Profile
 from ..writer.results import History, Hit, ProfileEntry, RememberResult, VersionView
 from ..writer.upcoming import Intention
 from .times import as_utc
@@ -225,12 +226,42 @@ class ProfileEntryOut(BaseModel):
                    since=_start(e.since), sources=e.sources)
 
 
+class LastingEntryOut(BaseModel):
+    predicate: str = Field(examples=["hobby"])
+    value: str = Field(examples=["pottery"])
+    text: str = Field(examples=["user does pottery"])
+    negated: bool = Field(description="True for a lasting 'does not' (does not eat meat).")
+    memory_ids: list[str] = Field(description="Every current fact that says it.", examples=[[MEMORY_ID]])
+    since: datetime | None = Field(description="When it began to hold; null if unknown.")
+    sources: list[str] = Field(description="Source ids of the messages that support it, in the order said.",
+                               examples=[["msg-17", "msg-90"]])
+    occasions: int = Field(description="Distinct sessions (or days, for messages without one) among them.",
+                           examples=[2])
+    topic_ids: list[str] = Field(description="Editor topics whose turns added evidence.")
+
+    @classmethod
+    def of(cls, e: LastingEntry) -> LastingEntryOut:
+        return cls(predicate=e.predicate, value=e.value, text=e.text, negated=e.negated,
+                   memory_ids=e.memory_ids, since=_start(e.since), sources=e.sources,
+                   occasions=e.occasions, topic_ids=e.topic_ids)
+
+
 class ProfileOut(BaseModel):
     user_id: str = Field(examples=["u1"])
     subject: str = Field(examples=["user"])
     entries: dict[str, ProfileEntryOut] = Field(
-        description="The current value of each single-valued fact, by predicate."
+        description="Identity: the current value of each single-valued fact, by predicate."
     )
+    lasting: list[LastingEntryOut] = Field(
+        default_factory=list,
+        description="Lasting preferences and traits: current multi-valued facts told on two or more"
+                    " sessions (or days), most occasions first (docs/layers.md, Profile).")
+
+    @classmethod
+    def of(cls, user_id: str, subject: str, p: Profile) -> ProfileOut:
+        return cls(user_id=user_id, subject=subject,
+                   entries={k: ProfileEntryOut.of(e) for k, e in p.identity.items()},
+                   lasting=[LastingEntryOut.of(e) for e in p.lasting])
 
 
 class IntentionOut(BaseModel):

@@ -23,7 +23,7 @@ counts); the CLI's ``--json`` is its own.
   remember       POST /memories                            remember    remember, import
   recall         GET /recall?q=                            recall      recall
   history        GET /memories/{memory_id}/history         history     history
-  profile        GET /profile                              -           -
+  profile        GET /profile (layered_profile)            profile     profile
   upcoming       GET /upcoming?within=7d                   upcoming    upcoming
   forget         DELETE /memories?source_id=               forget      forget --source-id
   forget_memory  DELETE /memories/{memory_id}              (forget)    forget --memory-id
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from ..providers.config import ProviderConfig
     from ..store import Store
     from ..store.forgetting import ForgetReceipt
+    from ..writer.profile import Profile
     from ..writer.results import History, Hit, ProfileEntry, RememberResult
     from ..writer.upcoming import Intention
     from ..writer.writer import Writer
@@ -212,6 +213,10 @@ class MemoryService:
     def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
         """The current value of each single-valued fact about ``subject``, by predicate."""
         return self.writer.profile(user_id, subject=subject)
+
+    def layered_profile(self, user_id: str, *, subject: str = "user") -> Profile:
+        """Identity (``profile``) and the lasting preferences and traits, each with its evidence."""
+        return self.writer.layered_profile(user_id, subject=subject)
 
     def upcoming(self, user_id: str, *, now: datetime | None = None, within: str = "7d") -> list[Intention]:
         """The user's open plans due by ``now + within`` (``durations.parse_within``), soonest first."""

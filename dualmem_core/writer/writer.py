@@ -40,6 +40,7 @@ from .extractors.base import Extractor
 from .facts import Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .intent import read_question
+from .profile import MIN_OCCASIONS, Profile, lasting_facts
 from .recall import recall as hybrid_recall
 from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
@@ -382,6 +383,16 @@ class Writer:
         for entry in profile.values():
             entry.sources = sources.get(entry.memory_id, [])
         return profile
+
+    def layered_profile(self, user_id: str, *, subject: str = "user", min_occasions: int = MIN_OCCASIONS,
+                        topic_evidence: bool = False) -> Profile:
+        """Identity (``profile``) and the lasting preferences and traits: current multi-valued
+        facts told on at least ``min_occasions`` sessions or days (with ``topic_evidence``, an
+        Editor topic's turns naming the value count too), each with its evidence (``profile.py``)."""
+        if min_occasions < 1:
+            raise InvalidInput("min_occasions must be at least 1")
+        identity = self.profile(user_id, subject=subject)
+        return Profile(identity, lasting_facts(self.store, user_id, subject, min_occasions, topic_evidence))
 
     def upcoming(self, user_id: str, now: datetime | None = None,
                  within: timedelta = timedelta(days=7)) -> list[Intention]:

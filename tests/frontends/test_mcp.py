@@ -25,7 +25,7 @@ from dualmem_core.errors import InvalidInput
 from dualmem_core.mcp_server import build_server, is_loopback, parse_time, run_server
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"remember", "recall", "forget", "history", "upcoming"}
+TOOLS = {"remember", "recall", "forget", "history", "upcoming", "profile"}
 Session = Callable[[ClientSession], Awaitable[None]]
 
 
