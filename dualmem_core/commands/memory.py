@@ -157,8 +157,9 @@ def upcoming(args: argparse.Namespace) -> int:
 def profile(args: argparse.Namespace) -> int:
     with open_memory(args) as memory:
         found = memory.layered_profile(args.user, subject=args.subject)
-    if args.json:
-        print_json(found)
+    if args.json:  # in REST's and MCP's words: the identity part is "entries" there
+        print_json({"user_id": args.user, "subject": args.subject, "entries": found.identity,
+                    "lasting": found.lasting})
         return 0
     if not found.identity and not found.lasting:
         print(f"nothing known about {args.subject} of {args.user} yet")

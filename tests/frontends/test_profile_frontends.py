@@ -62,7 +62,7 @@ def test_cli(told: tuple[str, str], capsys: pytest.CaptureFixture) -> None:
     url, user = told
     assert main(["profile", "--store", url, "--user", user, "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
-    assert body["identity"]["lives_in"]["value"] == "Lisbon"
+    assert body["entries"]["lives_in"]["value"] == "Lisbon" and body["user_id"] == user
     assert [(e["value"], e["occasions"]) for e in body["lasting"]] == [("hiking", 2)]
     assert main(["profile", "--store", url, "--user", user]) == 0
     out = capsys.readouterr().out
