@@ -371,8 +371,10 @@ def whole(graph: UserGraph) -> UserGraph:
     nodes = {"memory": {m.id for m in graph.memories}, "episode": {e.id for e in graph.episodes},
              "entity": {e.id for e in graph.entities}}
     graph.versions = [v for v in graph.versions if v.memory_id in nodes["memory"]]
-    graph.edges = [e for e in graph.edges if e.src_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][0]]
-                   and e.dst_id in nodes[EDGE_ENDPOINTS[EdgeType(e.type)][1]]]
+    # Each edge type's two id sets, looked up once by the type as stored (a StrEnum hashes as
+    # its text): an Enum call per edge was a sixth of an export's Python time at 20k memories.
+    ends = {t: (nodes[src], nodes[dst]) for t, (src, dst) in EDGE_ENDPOINTS.items()}
+    graph.edges = [e for e in graph.edges if e.src_id in ends[e.type][0] and e.dst_id in ends[e.type][1]]
     return graph
 
 
