@@ -27,6 +27,7 @@ from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
 from ..store import models as _models
+from ..store.base import collector_paused
 from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
 from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
@@ -121,7 +122,7 @@ class Editor:
         with self._exclusive(user_id) as lease:
             started_at = utcnow()
             run_id = new_run_id()
-            with _collector_paused():
+            with collector_paused():  # the view's indexes are millions of objects too
                 view = GraphView(self.store.export_graph(user_id))
             with _snapshot_frozen():
                 return self._edit(view, run_id, started_at, lease, dry_run, on_stage)
@@ -347,19 +348,6 @@ class _UserLock:
     def _unmark(self) -> None:
         with Editor._busy_lock:
             Editor._busy.discard(self.key)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cycle collection while the snapshot is read: the export makes millions of records and
-    no cycles, and each full pass of the collector rescans every record made so far."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 @contextmanager

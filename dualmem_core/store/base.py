@@ -7,10 +7,11 @@ this layer; a store only stores, filters and searches.
 
 from __future__ import annotations
 
+import gc
 from abc import abstractmethod
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 
 import numpy as np
@@ -327,7 +328,8 @@ class Store(Backend):
         reads at read-committed), so a version or edge whose ends were committed after their
         kind was read is left out; it belongs to the next snapshot.
         """
-        return whole(self._export_graph(check_stored_user_id(user_id)))
+        with collector_paused():
+            return whole(self._export_graph(check_stored_user_id(user_id)))
 
     def get_run(self, user_id: str, run_id: str) -> ch.RunRecord:
         return self._get_run(check_user_id(user_id), run_id)
@@ -364,6 +366,21 @@ class Store(Backend):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cycle collection while a whole graph is read: an export makes millions of records and
+    no cycles, and each full pass of the collector rescans every object alive, the records made
+    so far too, so the passes cost more than the records (issue 37). Process-wide for its
+    duration: another thread's cycles wait for it."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def whole(graph: UserGraph) -> UserGraph:
