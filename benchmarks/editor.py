@@ -358,12 +358,16 @@ def incremental_growth(rows: list[dict]) -> list[dict]:
         flagged = [s for s in slow if ratios[s] > max(2.0, graph / 2)]
         faster = [s for s in slow if ratios[s] > 1.5 * graph]
         run = big["run_s"] / max(small["run_s"], 0.01)
+        # CPU seconds grow as the work does whatever the machine's load: the figure to judge by
+        cpu = big.get("cpu_s", 0.0) / max(small.get("cpu_s", 0.0), 0.01)
         line = (f"incremental growth {small['memories']:,} -> {big['memories']:,} memories (x{graph:.1f}): "
                 + ", ".join(f"{s} x{ratios[s]:.1f}" for s in STAGES)
-                + f"; whole run x{run:.1f}; grows with the graph: {', '.join(flagged) or 'none'}"
+                + f"; whole run x{run:.1f} (CPU x{cpu:.1f})"
+                + f"; grows with the graph: {', '.join(flagged) or 'none'}"
                 + f"; faster than the graph: {', '.join(faster) or 'none'}")
         out.append({"from": small["memories"], "to": big["memories"], "graph": round(graph, 2),
                     "stages": {s: round(r, 2) for s, r in ratios.items()}, "run": round(run, 2),
+                    "cpu": round(cpu, 2),
                     "grows_with_graph": flagged, "faster_than_graph": faster, "line": line})
     return out
 
