@@ -11,10 +11,12 @@ the store (store/lease.py), which a killed run's successor takes over.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +27,7 @@ from ..providers.llm import LLM
 from ..store import Store
 from ..store import changes as ch
 from ..store import models as _models
+from ..store.base import collector_paused
 from ..store.lease import DEFAULT_LEASE_SECONDS, HeldLease
 from ..store.snapshot import configured_snapshot_dir, write_snapshot
 from ..store.validate import check_id, check_user_id
@@ -119,24 +122,32 @@ class Editor:
         with self._exclusive(user_id) as lease:
             started_at = utcnow()
             run_id = new_run_id()
-            view = GraphView(self.store.export_graph(user_id))
-            snapshot = None if dry_run else self._save_snapshot(view, run_id)
-            judge = Judge(self.llm)
-            results = run_all(view, self.config, judge, on_stage)
-            failure_kinds = dict(judge.failure_kinds)
-            if dry_run:
-                return EditorRun(
-                    run_id,
-                    user_id,
-                    counts={r.stage: r.counts() for r in results},
-                    llm_calls=sum(r.llm_calls for r in results),
-                    llm_tokens=sum(r.llm_tokens for r in results),
-                    llm_failures=sum(r.llm_failures for r in results),
-                    llm_failure_kinds=failure_kinds,
-                    duration_s=_seconds_since(started_at),
-                    stages=results,
-                )
-            return self._publish(view, results, run_id, started_at, snapshot, lease, failure_kinds)
+            with collector_paused():  # the view's indexes are millions of objects too
+                view = GraphView(self.store.export_graph(user_id))
+            with _snapshot_frozen():
+                return self._edit(view, run_id, started_at, lease, dry_run, on_stage)
+
+    def _edit(self, view: GraphView, run_id: str, started_at: datetime, lease: HeldLease, dry_run: bool,
+              on_stage: Callable[[str], None] | None) -> EditorRun:
+        """``run`` after the snapshot: save it, decide, publish (or only decide, for a dry run)."""
+        user_id = view.user_id
+        snapshot = None if dry_run else self._save_snapshot(view, run_id)
+        judge = Judge(self.llm)
+        results = run_all(view, self.config, judge, on_stage)
+        failure_kinds = dict(judge.failure_kinds)
+        if dry_run:
+            return EditorRun(
+                run_id,
+                user_id,
+                counts={r.stage: r.counts() for r in results},
+                llm_calls=sum(r.llm_calls for r in results),
+                llm_tokens=sum(r.llm_tokens for r in results),
+                llm_failures=sum(r.llm_failures for r in results),
+                llm_failure_kinds=failure_kinds,
+                duration_s=_seconds_since(started_at),
+                stages=results,
+            )
+        return self._publish(view, results, run_id, started_at, snapshot, lease, failure_kinds)
 
     def publish(
         self,
@@ -337,6 +348,21 @@ class _UserLock:
     def _unmark(self) -> None:
         with Editor._busy_lock:
             Editor._busy.discard(self.key)
+
+
+@contextmanager
+def _snapshot_frozen() -> Iterator[None]:
+    """The snapshot's objects stay out of the collector's passes while the stages run: they live
+    as long as the run and form no cycles, and a full pass otherwise rescans all of them each
+    time the stages have made enough objects, which made the passes cost as much as the store
+    (0.2 s each at 21k memories, 9 of them; issue 37). The process's other objects are frozen
+    with them until the run ends (``gc.freeze`` is process-wide): they are still freed by
+    reference counting, only their cycles wait for the end of the run."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _seconds_since(moment: datetime) -> float:

@@ -69,7 +69,15 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def _messages(view: GraphView) -> dict[str, _Message]:
-    """The user's own messages believed now or superseded, with the facts read from each."""
+    """The user's own messages believed now or superseded, with the facts read from each.
+
+    Read once per view: the supersede stage asks twice (``replaced.py``, ``told_anew.py``), and
+    reading every message's words is most of that stage's cost on a big store. Callers share
+    the answer and only read it."""
+    return view.memo("messages", lambda: _read_messages(view))
+
+
+def _read_messages(view: GraphView) -> dict[str, _Message]:
     facts_of_episode: dict[str, list[str]] = defaultdict(list)
     for e in view.open_edges(EdgeType.FROM):
         if e.created_by == WRITER and view.memories.get(e.src_id) and view.memories[e.src_id].kind == "fact":

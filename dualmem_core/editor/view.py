@@ -8,9 +8,10 @@ without going back to the store, so a stage is a pure function of the snapshot.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +22,7 @@ from ..store.snapshot import read_snapshot, tables_to_graph
 from ..timeutil import FAR_FUTURE
 
 SELF = "user"  # the subject the Writer gives to facts about the speaker
+T = TypeVar("T")
 
 
 @dataclass
@@ -62,6 +64,7 @@ class GraphView:
         self._matrix: tuple[list[str], np.ndarray] | None = None
         self._self_names: set[str] | None = None
         self._subject_keys: dict[str | None, str] = {}
+        self._memos: dict[str, object] = {}
 
     @classmethod
     def from_tables(cls, user_id: str, tables: dict[str, pa.Table]) -> GraphView:
@@ -76,6 +79,13 @@ class GraphView:
         return self.graph.user_id
 
     # -- questions the stages ask ----------------------------------------------------------
+
+    def memo(self, key: str, make: Callable[[], T]) -> T:
+        """``make()``, made once per view: what is read from the snapshot alone never changes,
+        so two stages asking the same question share one answer (which they must not alter)."""
+        if key not in self._memos:
+            self._memos[key] = make()
+        return cast(T, self._memos[key])
 
     def new_memory_ids(self) -> list[str]:
         """Memories no Editor run has reviewed yet: an incremental run starts from these."""

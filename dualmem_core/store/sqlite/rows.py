@@ -115,7 +115,12 @@ def to_entity(r: sqlite3.Row | tuple) -> Entity:
                   created_at=from_micros(r[5]), created_by=r[6])
 
 
+# The stored text -> its member: a dictionary lookup instead of an Enum call per edge read (an
+# export reads every edge of the user).
+_EDGE_TYPES = {t.value: t for t in EdgeType}
+
+
 def to_edge(r: sqlite3.Row | tuple) -> Edge:
-    return Edge(id=r[0], user_id=r[1], type=EdgeType(r[2]), src_id=r[3], dst_id=r[4],
+    return Edge(id=r[0], user_id=r[1], type=_EDGE_TYPES[r[2]], src_id=r[3], dst_id=r[4],
                 props={} if r[5] == "{}" else json.loads(r[5]), created_by=r[6], tx_from=from_micros(r[7]),
                 tx_to=from_micros(r[8]))
