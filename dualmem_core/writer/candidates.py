@@ -187,20 +187,18 @@ def _expand(
 # ``editor/summaries.py``; a topic's, ``editor/topics.py``). The topic's was chosen on LoCoMo
 # conversations 0-4 (0.5 and 0.8 tried); a topic's turns are all about it, a summary's few.
 LAYER_SHARE = {"summary": 0.5, "topic": 0.8}
-# A reached turn's cosine is its own to the question plus this much of its layer's cosine (or the
-# inherited share, if higher): being in a layer that matches the question is evidence on its own,
-# but a turn of a broad topic that is far from the question should stay below one close to it.
-LAYER_BONUS = 0.1
-
+# A reached turn's cosine is that share of its layer's plus the rest of its own (or its own, if
+# higher): the layer says how much of its match it vouches for, the turn's own similarity orders
+# the layer's turns (without it a topic's turns tied, broken by their text).
 
 def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
                     lists: list[list[SearchHit]], query_vector: np.ndarray) -> list[list[SearchHit]]:
     """Layer memories, the Editor's session summaries and topics (``editor/summaries.py``,
-    ``editor/topics.py``), route to the turns they were made of. Each turn reached is scored by
-    its own cosine to the question plus ``LAYER_BONUS`` of the layer's (the best layer when several
-    reach it), or by ``LAYER_SHARE`` of the layer's cosine if that is higher, and by the better of
-    its own text match and that share of the layer's; a turn no list found becomes a candidate so.
-    Only the vectors of reached turns the vector list did not score are read. The layers
+    ``editor/topics.py``), route to the turns they were made of. A turn reached (a candidate
+    already, or made one if no list found it) gets the cosine ``share * layer + (1 - share) * own``,
+    own its cosine to the question and share ``LAYER_SHARE`` of the layer reaching it that gives
+    the most (its own cosine if higher), and the better of its own text match and ``share`` of the
+    layer's. Only the vectors of reached turns the vector list did not score are read. The layers
     themselves leave the candidates, and the lists' ranks are counted without them, so the other
     candidates score as if there were none: a layer is a way to its turns, not an answer beside
     them. Returns the lists without them."""
@@ -239,17 +237,17 @@ def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Cand
         reach = via.get(cand.hit.memory.id)
         if reach is None:
             continue
-        layer_cosine, inherited_cosine, inherited_bm25 = reach
+        share, inherited_cosine, inherited_bm25 = reach
         mine = own.get(cand.hit.memory.id, cand.signals.cosine)
-        cand.signals.cosine = max(mine + LAYER_BONUS * layer_cosine, inherited_cosine)
+        cand.signals.cosine = max(mine, inherited_cosine + (1 - share) * max(mine, 0.0))
         cand.signals.bm25 = max(cand.signals.bm25, inherited_bm25)
     return lists
 
 
 def _reached(store: Store, flt: SearchFilter, layers: dict[str, tuple[scoring.Signals, float]]
              ) -> dict[str, tuple[float, float, float]]:
-    """The turns the layers were made of: turn -> (the best cosine of a layer reaching it, the best
-    share of one, the best share of one's text match)."""
+    """The turns the layers were made of: turn -> (the share of the reaching layer that gives the
+    most cosine, that cosine, the best share of a reaching layer's text match)."""
     user, at = flt.user_id, flt.known_at
     made_of = store.get_edges(user, node_ids=list(layers), types=[EdgeType.FROM], known_at=at)
     layers_of: dict[str, list[str]] = {}
@@ -264,8 +262,9 @@ def _reached(store: Store, flt: SearchFilter, layers: dict[str, tuple[scoring.Si
         for layer in layers_of[e.dst_id]:
             signals, share = layers[layer]
             best = via.get(e.src_id, (0.0, 0.0, 0.0))
-            via[e.src_id] = (max(best[0], signals.cosine), max(best[1], share * signals.cosine),
-                             max(best[2], share * signals.bm25))
+            if share * signals.cosine >= best[1]:
+                best = (share, share * signals.cosine, best[2])
+            via[e.src_id] = (best[0], best[1], max(best[2], share * signals.bm25))
     return via
 
 

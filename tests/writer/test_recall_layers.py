@@ -14,7 +14,7 @@ from dualmem_core import Editor, Writer
 from dualmem_core.editor import EditorConfig
 from dualmem_core.store import SearchFilter, SearchHit
 from dualmem_core.writer import scoring
-from dualmem_core.writer.candidates import LAYER_BONUS, LAYER_SHARE, _Candidate, _through_layers
+from dualmem_core.writer.candidates import LAYER_SHARE, _Candidate, _through_layers
 
 T = datetime(2026, 2, 2, 9, tzinfo=UTC)
 # A dozen turns: thresholds of a small conversation, as in tests/editor/test_editor_topics.py.
@@ -32,8 +32,9 @@ SESSIONS = [
 def test_the_turns_a_topic_reaches_rank_by_their_own_similarity_to_the_question(store, user):
     writer = Writer(store)
     for n, texts in enumerate(SESSIONS):
-        writer.remember([{"role": "user", "content": t, "speaker": "Ben", "source_id": f"s{n}-{i}"}
-                         for i, t in enumerate(texts)], user_id=user, session_id=f"s{n}", at=T + timedelta(days=7 * n))
+        turns = [{"role": "user", "content": t, "speaker": "Ben", "source_id": f"s{n}-{i}"}
+                 for i, t in enumerate(texts)]
+        writer.remember(turns, user_id=user, session_id=f"s{n}", at=T + timedelta(days=7 * n))
     Editor(store, config=TOPICS).run(user)
     [topic] = [m for m in store.export_graph(user).memories if m.kind == "topic"]
     [version] = store.get_versions(user, [topic.id])
@@ -43,17 +44,19 @@ def test_the_turns_a_topic_reaches_rank_by_their_own_similarity_to_the_question(
     question = "Which shoes did Ben buy for climbing?"
     query = writer.embedder.embed([question])[0]
 
-    lists = _through_layers(store, SearchFilter(user_id=user), candidates, [[], [SearchHit(topic, version, 2.0)]],
-                            query)
+    by_text = [SearchHit(topic, version, 2.0)]
+    lists = _through_layers(store, SearchFilter(user_id=user), candidates, [[], by_text], query)
 
     assert lists == [[], []]  # the topic leaves the lists and the candidates: it is a way, not a hit
     reached = {c.hit.memory.id: c for c in candidates.values()}
     turns = store.get_versions(user, list(reached))
-    assert len(turns) == len(reached) == 3 and all(c.hit.memory.kind == "observation" for c in reached.values())
+    assert len(turns) == len(reached) == 3
+    assert all(c.hit.memory.kind == "observation" for c in reached.values())
     unit = query / np.linalg.norm(query)
     for turn in turns:
         own = float(unit @ turn.embedding) / float(np.linalg.norm(turn.embedding))
-        expected = max(own + LAYER_BONUS * layer.cosine, LAYER_SHARE["topic"] * layer.cosine)
+        share = LAYER_SHARE["topic"]
+        expected = max(own, share * layer.cosine + (1 - share) * max(own, 0.0))
         assert abs(reached[turn.memory_id].signals.cosine - expected) < 1e-6
         assert reached[turn.memory_id].signals.bm25 == LAYER_SHARE["topic"] * layer.bm25
     best = max(reached.values(), key=lambda c: c.signals.cosine)
