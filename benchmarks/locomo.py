@@ -16,7 +16,7 @@ Get the data (outside the repo):  fetch github:snap-research/locomo, then its da
 (a list of {sample_id, conversation, qa}). Run:
   pip install -e '.[dev]'        # bm25s
   python -m benchmarks.locomo --data /work/data/locomo/locomo10.json [--store sqlite|neo4j]
-      [--embedder hashing|sentence-transformers:all-MiniLM-L6-v2|openai:<model>] [--editor]
+      [--embedder hashing|sentence-transformers:all-MiniLM-L6-v2|openai:<model>] [--editor [--topics]]
       [--conversations 0-4] [--out benchmarks/results/locomo-sqlite-hashing.json]
 The results (a JSON and a .txt table beside it) hold only our numbers. Choose weights on
 conversations 0-4, report on 5-9.
@@ -40,6 +40,7 @@ import numpy as np
 
 import benchmarks.store as sb  # log, pcts, machine_info and the Neo4j the store benchmarks start
 from dualmem_core import Editor, Writer, open_store
+from dualmem_core.editor import EditorConfig
 from dualmem_core.providers import ProviderConfig, make_embedder
 from dualmem_core.providers.config import embedder_kind
 
@@ -162,8 +163,9 @@ def opened_store(kind: str, dimension: int):
 
 
 def run(samples: list[dict], store: str = "sqlite", embedder_spec: str = "hashing",
-        editor: bool = False) -> dict:
-    """Per-question recall@k of every system, recall latency, ingest and Editor time."""
+        editor: bool = False, topics: bool = False) -> dict:
+    """Per-question recall@k of every system, recall latency, ingest and Editor time. ``topics``:
+    the Editor's optional ``topics`` stage on (``docs/layers.md``)."""
     embedder = make_embedder(ProviderConfig(embedder=embedder_spec))
     dense = embedder_kind(embedder_spec)[0] != "hashing"
     rows: dict[str, list[dict]] = defaultdict(list)
@@ -178,7 +180,7 @@ def run(samples: list[dict], store: str = "sqlite", embedder_spec: str = "hashin
             messages, ingest_s = messages + n, ingest_s + s
             if editor:
                 start = time.perf_counter()
-                Editor(st).run(user)
+                Editor(st, config=EditorConfig(topics=topics)).run(user)
                 editor_s += time.perf_counter() - start
             ranked = defaultdict(list)
             for q in qs:
@@ -249,6 +251,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--store", choices=("sqlite", "neo4j"), default="sqlite")
     p.add_argument("--embedder", default="hashing", help="hashing (default), sentence-transformers:<name>")
     p.add_argument("--editor", action="store_true", help="run the Editor on each conversation before asking")
+    p.add_argument("--topics", action="store_true", help="with --editor: its optional topics stage on")
     p.add_argument("--conversations", help="a subset by index, e.g. 0-4 or 5-9")
     p.add_argument("--out", help="JSON path; default benchmarks/results/locomo-<store>-<embedder>[...].json")
     args = p.parse_args(argv)
@@ -257,10 +260,12 @@ def main(argv: list[str] | None = None) -> None:
     samples = select(json.loads(Path(args.data).read_text()), args.conversations)
     slug = re.sub(r"[^A-Za-z0-9.]+", "-", args.embedder).strip("-")
     suffix = (f"-conv{args.conversations}" if args.conversations else "") + ("-editor" if args.editor else "")
+    suffix += "-topics" if args.editor and args.topics else ""
     out = Path(args.out or f"benchmarks/results/locomo-{args.store}-{slug}{suffix}.json")
-    summary = summarise(run(samples, args.store, args.embedder, args.editor))
+    summary = summarise(run(samples, args.store, args.embedder, args.editor, args.editor and args.topics))
     title = (f"LoCoMo {len(samples)} conversations ({', '.join(s['sample_id'] for s in samples)}),"
-             f" store {args.store}, embedder {args.embedder}, editor {'on' if args.editor else 'off'}")
+             f" store {args.store}, embedder {args.embedder}, editor {'on' if args.editor else 'off'}"
+             + (" (topics on)" if args.editor and args.topics else ""))
     text = render(summary, title)
     print(text)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import cast
 
+import numpy as np
+
 from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..vocab.predicates import canonical, is_single_valued
 from . import scoring
@@ -147,10 +149,12 @@ def _asked_about(facts: list[_Candidate], asked: Asked) -> set[str]:
 
 
 def _expand(
-    store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]]
+    store: Store, flt: SearchFilter, candidates: dict[str, _Candidate], lists: list[list[SearchHit]],
+    query_vector: np.ndarray,
 ) -> None:
-    """Add memories sharing entities with the best hits, scored by what they share."""
-    lists = _through_layers(store, flt, candidates, lists)
+    """Add the turns the layers found lead to (``lists[0]`` is the vector list), then memories
+    sharing entities with the best hits, scored by what they share."""
+    lists = _through_layers(store, flt, candidates, lists, query_vector)
     seeds = list(dict.fromkeys(h.memory.id for hits in lists for h in hits[:SEEDS]))
     if not seeds:
         return
@@ -183,17 +187,21 @@ def _expand(
 # ``editor/summaries.py``; a topic's, ``editor/topics.py``). The topic's was chosen on LoCoMo
 # conversations 0-4 (0.5 and 0.8 tried); a topic's turns are all about it, a summary's few.
 LAYER_SHARE = {"summary": 0.5, "topic": 0.8}
-
+# A reached turn's cosine is that share of its layer's plus the rest of its own (or its own, if
+# higher): the layer says how much of its match it vouches for, the turn's own similarity orders
+# the layer's turns (without it a topic's turns tied, broken by their text).
 
 def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Candidate],
-                       lists: list[list[SearchHit]]) -> list[list[SearchHit]]:
+                    lists: list[list[SearchHit]], query_vector: np.ndarray) -> list[list[SearchHit]]:
     """Layer memories, the Editor's session summaries and topics (``editor/summaries.py``,
-    ``editor/topics.py``), route to the turns they were made of: a turn they reach that no list
-    found becomes a candidate with a share of the layer's cosine and text match (the best share
-    when several reach it); a turn a list found keeps the better of its own and that share. The
-    layers themselves leave the candidates, and the lists' ranks are counted without them, so the
-    other candidates score as if there were none: a layer is a way to its turns, not an answer
-    beside them. Returns the lists without them."""
+    ``editor/topics.py``), route to the turns they were made of. A turn reached (a candidate
+    already, or made one if no list found it) gets the cosine ``share * layer + (1 - share) * own``,
+    own its cosine to the question and share ``LAYER_SHARE`` of the layer reaching it that gives
+    the most (its own cosine if higher), and the better of its own text match and ``share`` of the
+    layer's. Only the vectors of reached turns the vector list did not score are read. The layers
+    themselves leave the candidates, and the lists' ranks are counted without them, so the other
+    candidates score as if there were none: a layer is a way to its turns, not an answer beside
+    them. Returns the lists without them."""
     layers = {c.hit.memory.id: (c.signals, LAYER_SHARE[c.hit.memory.kind]) for c in candidates.values()
               if c.hit.memory.kind in LAYER_SHARE}
     if not layers:
@@ -207,37 +215,62 @@ def _through_layers(store: Store, flt: SearchFilter, candidates: dict[str, _Cand
         for rank, hit in enumerate(hits, 1):
             candidates[hit.version.id].signals.ranks.append(rank)
     user, at = flt.user_id, flt.known_at
-    made_of = store.get_edges(user, node_ids=list(layers), types=[EdgeType.FROM], known_at=at)
-    layers_of: dict[str, list[str]] = {}
-    for e in made_of:
-        if e.src_id in layers:
-            layers_of.setdefault(e.dst_id, []).append(e.src_id)
-    told = store.get_edges(user, node_ids=list(layers_of), types=[EdgeType.FROM], known_at=at)
-    known = {c.hit.memory.id: c.signals for c in candidates.values()}
-    via: dict[str, tuple[float, float]] = {}  # turn -> (cosine, text match) inherited
-    for e in told:
-        if e.src_id in layers:
-            continue
-        for layer in layers_of[e.dst_id]:
-            signals, share = layers[layer]
-            best = via.get(e.src_id, (0.0, 0.0))
-            via[e.src_id] = (max(best[0], share * signals.cosine), max(best[1], share * signals.bm25))
-    for memory_id in [m for m in via if m in known]:  # found by a list too: the better of both
-        cosine, bm25 = via.pop(memory_id)
-        own = known[memory_id]
-        own.cosine, own.bm25 = max(own.cosine, cosine), max(own.bm25, bm25)
-    memories = {m.id: m for m in store.get_memories(user, list(via))}
-    for version in store.get_versions(user, list(via), known_at=at, embeddings=False):
+    via = _reached(store, flt, layers)
+    if not via:
+        return lists
+    known = {c.hit.memory.id for c in candidates.values()}
+    scored = {h.memory.id for h in lists[0]} if lists else set()  # their cosine is their own already
+    memories = {m.id: m for m in store.get_memories(user, [m for m in via if m not in known])}
+    unit = query_vector / (np.linalg.norm(query_vector) or 1.0)
+    own: dict[str, float] = {}
+    for version in store.get_versions(user, [m for m in via if m not in scored], known_at=at):
+        if version.embedding is not None:
+            own[version.memory_id] = _cosine(unit, version.embedding)
         memory = memories.get(version.memory_id)
         if memory is None or memory.kind != "observation" or not _admits(
             flt, memory.agent_id, memory.session_id, memory.kind, version.status, version.valid_from,
             version.valid_to,
         ):
             continue
-        cosine, bm25 = via[memory.id]
-        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0),
-                                            scoring.Signals(cosine=cosine, bm25=bm25))
+        candidates[version.id] = _Candidate(SearchHit(memory, version, 0.0))
+    for cand in candidates.values():
+        reach = via.get(cand.hit.memory.id)
+        if reach is None:
+            continue
+        share, inherited_cosine, inherited_bm25 = reach
+        mine = own.get(cand.hit.memory.id, cand.signals.cosine)
+        cand.signals.cosine = max(mine, inherited_cosine + (1 - share) * max(mine, 0.0))
+        cand.signals.bm25 = max(cand.signals.bm25, inherited_bm25)
     return lists
+
+
+def _reached(store: Store, flt: SearchFilter, layers: dict[str, tuple[scoring.Signals, float]]
+             ) -> dict[str, tuple[float, float, float]]:
+    """The turns the layers were made of: turn -> (the share of the reaching layer that gives the
+    most cosine, that cosine, the best share of a reaching layer's text match)."""
+    user, at = flt.user_id, flt.known_at
+    made_of = store.get_edges(user, node_ids=list(layers), types=[EdgeType.FROM], known_at=at)
+    layers_of: dict[str, list[str]] = {}
+    for e in made_of:
+        if e.src_id in layers:
+            layers_of.setdefault(e.dst_id, []).append(e.src_id)
+    told = store.get_edges(user, node_ids=list(layers_of), types=[EdgeType.FROM], known_at=at)
+    via: dict[str, tuple[float, float, float]] = {}
+    for e in told:
+        if e.src_id in layers:
+            continue
+        for layer in layers_of[e.dst_id]:
+            signals, share = layers[layer]
+            best = via.get(e.src_id, (0.0, 0.0, 0.0))
+            if share * signals.cosine >= best[1]:
+                best = (share, share * signals.cosine, best[2])
+            via[e.src_id] = (best[0], best[1], max(best[2], share * signals.bm25))
+    return via
+
+
+def _cosine(unit: np.ndarray, vector: np.ndarray) -> float:
+    norm = float(np.linalg.norm(vector))
+    return float(unit @ vector) / norm if norm else 0.0
 
 
 def _admits(

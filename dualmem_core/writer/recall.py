@@ -46,7 +46,7 @@ def _recall(store: Store, query_vector: np.ndarray, query: str, flt: SearchFilte
                 cand.signals.cosine = hit.score
             else:
                 cand.signals.bm25 = hit.score
-    _expand(store, flt, candidates, lists)
+    _expand(store, flt, candidates, lists, query_vector)
     if asked:
         _look_up(store, flt, candidates, asked, k)
         _add_cues(candidates, by_cue, asked, cues)
