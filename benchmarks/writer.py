@@ -20,10 +20,14 @@ instead, as before the queue): the preload is flushed before timing, and the que
 Run:  python -m benchmarks.writer [--sizes 1000,10000,100000] [--backends sqlite,neo4j]
                                   [--queries 200] [--server-warmup 1000]
                                   [--embedder hashing|delay20|minilm] [--sync] [--keep DIR]
+                                  [--users 1]
                                   [--out benchmarks/results/writer.json]
 Tables go to stdout, progress to stderr; the JSON is rewritten after every (backend, size). Stores
 are opened as in the store benchmark (fresh temp dir; Neo4j stopped even on error). A Neo4j size
 whose preload, projected from the previous size's rate, exceeds --preload-budget s is cut to NEO4J_CAP.
+``--users N`` spreads each size's memories over N users in one store, as deployed (calls of fewer
+messages when each user gets few), and sends every timed remember and recall to a random one of
+them; the counts are summed over the users.
 ``--keep DIR`` (SQLite only) saves each preloaded database in DIR and, on a later run with the same
 size, seed and embedder, starts from a copy of it instead of preloading again (a 100k preload takes
 minutes); the preload figures reported are then the saved run's.
@@ -148,28 +152,43 @@ def message(rng: random.Random) -> tuple[str, str]:
     return "user", text + (" " + fill(rng, rng.choice(SAY)) if rng.random() < 0.3 else "")
 
 
-def preload(writer: Writer, n: int, rng: random.Random, seen: set[str]) -> dict:
-    """remember() lists of PER_CALL messages, at rising times over two years, until ~n new memories."""
+def user_ids(users: int) -> list[str]:
+    """One user keeps the name earlier runs used; many are numbered."""
+    return [USER] if users == 1 else [f"{USER}-{i}" for i in range(users)]
+
+
+def per_call(n: int, users: int) -> int:
+    """Messages a preload call: PER_CALL, fewer when each user gets fewer (about 1.2 memories a
+    message), so that every user is written in several calls as a chat would be."""
+    return max(1, min(PER_CALL, n // users // 2))
+
+
+def preload(writer: Writer, n: int, rng: random.Random, seen: set[str], users: int = 1) -> dict:
+    """remember() lists of messages, at rising times over two years, until ~n new memories; the
+    calls go to the users in turn."""
     span, times, messages, memories, calls = 730 * 86400, [], 0, 0, 0
+    ids, size = user_ids(users), per_call(n, users)
     while memories < n:
         batch = [dict(zip(("role", "content"), message(rng), strict=True), source_id=f"m{messages + i}",
                       at=T0 - timedelta(seconds=span * (1 - memories / n) + rng.uniform(0, 600)))
-                 for i in range(PER_CALL)]
+                 for i in range(size)]
         seen.update(m["content"] for m in batch)
-        ms, result = sb.timed(partial(writer.remember, user_id=USER, session_id=f"s{calls // 20}"), batch)
+        user = ids[calls % users]
+        ms, result = sb.timed(partial(writer.remember, user_id=user, session_id=f"s{calls // (20 * users)}"),
+                              batch)
         times.append(ms / 1000)
         messages, memories, calls = messages + len(batch), memories + len(result.memory_ids), calls + 1
         if calls % 100 == 0:
             sb.log(f"  {messages:,} messages, {memories:,} memories ({messages / sum(times):,.0f} msg/s,"
                    f" last call {times[-1] * 1000:.0f} ms)")
     total = sum(times)
-    return {"messages": messages, "new_memories": memories, "calls": calls, "per_call": PER_CALL,
+    return {"messages": messages, "new_memories": memories, "calls": calls, "per_call": size, "users": users,
             "remember_s": total, "messages_per_s": messages / total, "memories_per_s": memories / total,
             **{f"call_{k}": v for k, v in sb.pcts([s * 1000 for s in times]).items()}}
 
 
-def kept_paths(keep: Path, n: int, seed: int, embedder: str) -> tuple[Path, Path]:
-    stem = keep / f"writer-sqlite-{n}-seed{seed}-{embedder}"
+def kept_paths(keep: Path, n: int, seed: int, embedder: str, users: int = 1) -> tuple[Path, Path]:
+    stem = keep / (f"writer-sqlite-{n}-seed{seed}-{embedder}" + (f"-users{users}" if users > 1 else ""))
     return stem.with_suffix(".db"), stem.with_suffix(".json")
 
 
@@ -192,14 +211,15 @@ def keep_preload(source: Path, db: Path, info: Path, preloaded: dict) -> None:
     info.write_text(json.dumps(preloaded, indent=2) + "\n")
 
 
-def warm_server(writer: Writer, rng: random.Random, count: int) -> None:
+def warm_server(writer: Writer, rng: random.Random, count: int, ids: list[str]) -> None:
     """``count`` untimed recalls, half of them as-of. A Neo4j server's JIT is still compiling the
     read path after a preload of writes: at 10k, the first 200 recalls cost the server 157 ms of
     CPU each, 200 recalls after 1,400 cost it 26 ms. A production server runs warm."""
     if count:
         sb.log(f"{count} untimed recalls to warm the server")
     for i in range(count):
-        writer.recall(fill(rng, rng.choice(ASK)), user_id=USER, k=K, as_of=AS_OF if i % 2 else None)
+        writer.recall(fill(rng, rng.choice(ASK)), user_id=rng.choice(ids), k=K,
+                      as_of=AS_OF if i % 2 else None)
 
 
 def timed_calls(fn, items: list) -> dict:
@@ -210,13 +230,13 @@ def timed_calls(fn, items: list) -> dict:
 
 
 def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_warmup: int = 0,
-          embedder: str = "hashing", sync: bool = False, keep: Path | None = None) -> dict:
-    rng, seen = random.Random(seed + n), set()
+          embedder: str = "hashing", sync: bool = False, keep: Path | None = None, users: int = 1) -> dict:
+    rng, seen, ids = random.Random(seed + n), set(), user_ids(users)
     out: dict = {"backend": backend, "n": n, "requested_n": requested, "loadavg": os.getloadavg(),
-                 "server_warmup": server_warmup if backend == "neo4j" else 0}
+                 "users": users,                 "server_warmup": server_warmup if backend == "neo4j" else 0}
     tmp = Path(tempfile.mkdtemp(prefix=f"dualmem-writer-{backend}-"))
     Path("/proc/self/clear_refs").write_text("5")  # resets VmHWM (Linux), so the peak read is this run's
-    kept = kept_paths(keep, n, seed, embedder) if keep is not None and backend == "sqlite" else None
+    kept = kept_paths(keep, n, seed, embedder, users) if keep is not None and backend == "sqlite" else None
     reuse = kept is not None and kept[0].exists() and kept[1].exists()
     try:
         if kept is not None and reuse:
@@ -228,7 +248,7 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
             out["embedder"], out["queued"] = writer.embedder.name, queue is not None
             if not reuse:
                 sb.log(f"{backend} N={n:,}: preload")
-                out["preload"] = preload(writer, n, rng, seen)
+                out["preload"] = preload(writer, n, rng, seen, users)
                 if kept is not None:
                     keep_preload(tmp / "bench.db", kept[0], kept[1], out["preload"])
             if queue is not None:
@@ -238,26 +258,26 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
             if server is not None:
                 out["server_version"] = sb.neo4j_call(server, "CALL dbms.components()")[0]["versions"][0]
                 out["index_wait_s"] = sb.timed(sb.neo4j_call, server, "CALL db.awaitIndexes(3600)")[0] / 1e3
-            out["counts_after_preload"] = store.counts(USER)
+            out["counts_after_preload"] = counts(store, ids)
             if server is not None:
-                warm_server(writer, rng, server_warmup)
+                warm_server(writer, rng, server_warmup, ids)
             count = queries + sb.WARMUP
             fresh = [m for m in (message(rng) for _ in range(3 * count)) if m[1] not in seen][:count]
-            fresh = [(i, *m) for i, m in enumerate(fresh)]
+            fresh = [(i, *m, rng.choice(ids)) for i, m in enumerate(fresh)]
             sb.log(f"{backend} N={n:,}: remember x{len(fresh)}, recall x{count} x2")
             out["remember_1"] = timed_calls(lambda m: writer.remember(
-                m[2], role=m[1], user_id=USER, session_id="live", source_id=f"live{m[0]}",
+                m[2], role=m[1], user_id=m[3], session_id="live", source_id=f"live{m[0]}",
                 at=T0 + timedelta(minutes=m[0])), fresh)
             if queue is not None:
                 writer.flush()
                 out["queue"] = queue.stats()
-            asks = [fill(rng, rng.choice(ASK)) for _ in range(count)]
-            recall = partial(writer.recall, user_id=USER, k=K)
-            out["recall"] = timed_calls(recall, asks)
-            out["recall_as_of"] = timed_calls(partial(recall, as_of=AS_OF), asks)
-            if backend == "sqlite":
-                out["vector_agreement"] = vector_agreement(store, writer, asks)
-            out["counts"] = store.counts(USER)
+            asks = [(fill(rng, rng.choice(ASK)), rng.choice(ids)) for _ in range(count)]
+            recall = partial(writer.recall, k=K)
+            out["recall"] = timed_calls(lambda a: recall(a[0], user_id=a[1]), asks)
+            out["recall_as_of"] = timed_calls(lambda a: recall(a[0], user_id=a[1], as_of=AS_OF), asks)
+            if backend == "sqlite" and users == 1:
+                out["vector_agreement"] = vector_agreement(store, writer, [a for a, _ in asks])
+            out["counts"] = counts(store, ids)
             out["python_rss"] = sb.rss_mb()
             out["loadavg_end"] = os.getloadavg()
             if server is not None:
@@ -267,6 +287,15 @@ def bench(backend: str, n: int, queries: int, seed: int, requested: int, server_
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def counts(store, ids: list[str]) -> dict[str, int]:
+    """The store's counts summed over the users."""
+    total: dict[str, int] = {}
+    for user in ids:
+        for key, value in store.counts(user).items():
+            total[key] = total.get(key, 0) + value
+    return total
 
 
 def vector_agreement(store, writer: Writer, asks: list[str], depth: int = 20) -> float:
@@ -306,10 +335,11 @@ def render(r: dict) -> str:
     cut = f" (cut from {r['requested_n']:,})" if r["requested_n"] != r["n"] else ""
     version = f"  Neo4j {r['server_version']}" if server else ""
     load = f"loadavg {r['loadavg'][0]:.1f}" + (f" -> {r['loadavg_end'][0]:.1f}" if "loadavg_end" in r else "")
-    lines = [f"== {r['backend']}  N={r['n']:,}{cut}{version}  {load}",
+    spread = f" over {r['users']:,} users" if r.get("users", 1) > 1 else ""
+    lines = [f"== {r['backend']}  N={r['n']:,}{spread}{cut}{version}  {load}",
              "store: " + ", ".join(f"{v:,} {k}" for k, v in c.items() if v),
              f"preload {p['messages']:,} messages -> {p['new_memories']:,} memories, {p['calls']:,} calls of"
-             f" {PER_CALL}: {p['remember_s']:.1f} s, {p['messages_per_s']:,.0f} messages/s,"
+             f" {p['per_call']}: {p['remember_s']:.1f} s, {p['messages_per_s']:,.0f} messages/s,"
              f" {p['memories_per_s']:,.0f} memories/s; call p50 {p['call_p50_ms']:.0f} ms, p99"
              f" {p['call_p99_ms']:.0f} ms" + (f"; index wait {r['index_wait_s']:.2f} s" if server else "")
              + (f"; then {r['server_warmup']:,} untimed recalls" if r.get("server_warmup") else ""),
@@ -348,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="untimed recalls (half as-of) on Neo4j after the preload, before timing")
     p.add_argument("--embedder", default="hashing", help="hashing, delay20 or minilm")
     p.add_argument("--sync", action="store_true", help="embed inline in every remember (no queue)")
+    p.add_argument("--users", type=int, default=1,
+                   help="memories spread over this many users; remember and recall go to random ones")
     p.add_argument("--keep", type=Path, help="folder to keep preloaded SQLite databases in, to reuse")
     p.add_argument("--out", default="benchmarks/results/writer.json")
     args = p.parse_args(argv)
@@ -365,7 +397,7 @@ def main(argv: list[str] | None = None) -> None:
                 sb.log(f"neo4j N={n:,}: projected preload {projected:,.0f} s > budget, cut to {NEO4J_CAP:,}")
                 n = NEO4J_CAP
             report["runs"].append(bench(backend, n, args.queries, args.seed, requested, args.server_warmup,
-                                        args.embedder, args.sync, args.keep))
+                                        args.embedder, args.sync, args.keep, args.users))
             rate[backend] = report["runs"][-1]["preload"]["memories_per_s"]
             print(render(report["runs"][-1]), flush=True)
             out.write_text(json.dumps(report, indent=2, default=str) + "\n")

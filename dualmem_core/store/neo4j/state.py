@@ -33,7 +33,9 @@ class Neo4jState(Store):
     database: str | None
     retry_seconds: float
     _driver: neo4j.Driver
-    _pinned: threading.local  # ``tx``: the read transaction of this thread's ``reading()`` block
+    # ``tx``: the read transaction of this thread's ``reading()`` block; ``sources``: the
+    # ``sources_of`` answers read in it, by memory id
+    _pinned: threading.local
     _accesses: _AccessRecorder
     _vectors: VectorCache  # the Writer's SIMILAR_TO neighbours
 

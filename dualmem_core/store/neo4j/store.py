@@ -129,11 +129,11 @@ class Neo4jStore(VectorWrites, Writes, Changes, Forget, Search, Reads, Store):
             except BaseException:
                 session.close()
                 raise
-        self._pinned.tx = tx
+        self._pinned.tx, self._pinned.sources = tx, {}
         try:
             yield
         finally:
-            self._pinned.tx = None
+            self._pinned.tx, self._pinned.sources = None, None
             try:
                 tx.close()  # read only: nothing to commit
             finally:
