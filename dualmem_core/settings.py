@@ -49,6 +49,10 @@ ENV_ALLOWED_HOSTS = "DUALMEM_ALLOWED_HOSTS"
 ENV_MAX_MESSAGE_CHARS = "DUALMEM_MAX_MESSAGE_CHARS"
 DEFAULT_MAX_MESSAGE_CHARS = 100_000
 
+# the Editor's optional layers, each an ``EditorConfig`` switch of that name (editor/layer_switch.py)
+ENV_EDITOR_LAYERS = "DUALMEM_EDITOR_LAYERS"
+EDITOR_LAYERS = ("summaries", "topics", "intentions")
+
 # config file key (section.name) -> (environment variable, accepted TOML types)
 _STR, _INT, _NUM = (str,), (int,), (int, float)
 FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
@@ -58,7 +62,7 @@ FILE_KEYS: dict[str, tuple[str, tuple[type, ...]]] = {
     "allowed_hosts": (ENV_ALLOWED_HOSTS, _STR),
     "max_message_chars": (ENV_MAX_MESSAGE_CHARS, _INT),
     "embedder": ("DUALMEM_EMBEDDER", _STR),
-    "editor_layers": ("DUALMEM_EDITOR_LAYERS", _STR),
+    "editor_layers": (ENV_EDITOR_LAYERS, _STR),
     "llm.model": ("DUALMEM_LLM_MODEL", _STR),
     "llm.base_url": ("DUALMEM_LLM_BASE_URL", _STR),
     "llm.api_key": ("DUALMEM_LLM_API_KEY", _STR),
@@ -253,7 +257,7 @@ def resolve_settings(
         longest = max_message_chars(merged)
     except StoreConfigError as exc:
         raise StoreConfigError(_with_origin(str(exc), origins)) from None
-    layers = _editor_layers(merged.get("DUALMEM_EDITOR_LAYERS", "").strip(), origins)
+    layers = _editor_layers(merged.get(ENV_EDITOR_LAYERS, "").strip(), origins)
     return Settings(store_url, config, path, {k: v for k, v in origins.items() if k.startswith("DUALMEM_")},
                     users_bound, merged.get(ENV_ALLOWED_HOSTS, "").strip() or None, longest, layers)
 
@@ -262,12 +266,26 @@ def _editor_layers(raw: str, origins: Mapping[str, str]) -> tuple[str, ...] | No
     """The Editor's optional layers the settings name (said now, not at the first Editor run)."""
     if not raw:
         return None
-    from .editor.layer_switch import parse_layers
-
     try:
         return parse_layers(raw)
     except EditorConfigError as exc:
         raise EditorConfigError(_with_origin(str(exc), origins)) from None
+
+
+def parse_layers(spec: str) -> tuple[str, ...]:
+    """The Editor's optional layers ``spec`` names (``DUALMEM_EDITOR_LAYERS``), in the order
+    given, without repeats; ``none`` names none. ``editor/layer_switch.py`` turns them on."""
+    names = [name.strip().casefold() for name in spec.split(",") if name.strip()]
+    if names == ["none"]:
+        return ()
+    unknown = [name for name in names if name not in EDITOR_LAYERS]
+    if unknown or not names:
+        what = f"unknown layer {unknown[0]!r}" if unknown else "no layer named"
+        raise EditorConfigError(
+            f"{ENV_EDITOR_LAYERS}={spec!r}: {what}; name some of {', '.join(EDITOR_LAYERS)}, "
+            "comma-separated, or none"
+        )
+    return tuple(dict.fromkeys(names))
 
 
 def _with_origin(message: str, origins: Mapping[str, str]) -> str:
@@ -302,7 +320,7 @@ def provider_environ(settings: Settings) -> dict[str, str]:
         ENV_CACHE_USERS: settings.store_cache_users,
         ENV_ALLOWED_HOSTS: settings.allowed_hosts,
         ENV_MAX_MESSAGE_CHARS: settings.max_message_chars,
-        "DUALMEM_EDITOR_LAYERS": (None if settings.editor_layers is None
+        ENV_EDITOR_LAYERS: (None if settings.editor_layers is None
                                   else ",".join(settings.editor_layers) or "none"),
     }
     return {name: str(value) for name, value in values.items() if value is not None}

@@ -14,26 +14,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..errors import EditorConfigError
+from ..settings import EDITOR_LAYERS as LAYERS
+from ..settings import ENV_EDITOR_LAYERS, parse_layers
 from .config import EditorConfig
 
-ENV_EDITOR_LAYERS = "DUALMEM_EDITOR_LAYERS"
-LAYERS = ("summaries", "topics", "intentions")  # each an ``EditorConfig`` switch of that name
-
-
-def parse_layers(spec: str) -> tuple[str, ...]:
-    """The layers ``spec`` names, in the order given, without repeats; ``none`` names none."""
-    names = [name.strip().casefold() for name in spec.split(",") if name.strip()]
-    if names == ["none"]:
-        return ()
-    unknown = [name for name in names if name not in LAYERS]
-    if unknown or not names:
-        what = f"unknown layer {unknown[0]!r}" if unknown else "no layer named"
-        raise EditorConfigError(
-            f"{ENV_EDITOR_LAYERS}={spec!r}: {what}; name some of {', '.join(LAYERS)}, "
-            "comma-separated, or none"
-        )
-    return tuple(dict.fromkeys(names))
+__all__ = ["ENV_EDITOR_LAYERS", "LAYERS", "editor_config", "parse_layers", "with_layers"]
 
 
 def with_layers(layers: tuple[str, ...], base: EditorConfig | None = None) -> EditorConfig:

@@ -200,7 +200,11 @@ def _child(mode: str, url: str, user: str, folder: Path, lease_seconds: float) -
 def _stall_before_commit(store, marker: Path) -> None:
     """Every operation of the run is written in its transaction; stop there until killed."""
     def stall(count: int) -> None:
-        marker.write_text(json.dumps({"operations": count}))
+        # Written whole, then renamed: the parent kills as soon as the marker exists, which could
+        # fall between write_text creating the file and writing it (an empty file, read as JSON).
+        partial = marker.with_suffix(".partial")
+        partial.write_text(json.dumps({"operations": count}))
+        partial.replace(marker)
         time.sleep(600)
 
     if url_is_sqlite(store.url):
