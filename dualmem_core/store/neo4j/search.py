@@ -39,8 +39,11 @@ _TEXTS_LOCK = threading.Lock()  # creates a store's text cache on first use
 
 OVERFETCH = 10  # fulltext candidates per wanted hit before taking all of the user's matches
 MIN_FETCH = 100  # ... and never fewer than this many
-CACHE_FETCH = 16  # cached-vector candidates per wanted hit, first try (filters rejected many)
-CACHE_WIDEN = 8  # ... multiplied by this while the filters leave fewer than k
+# Cached candidates (vector or text) per wanted hit, first try: recall's filters pass nearly
+# every current version, and each candidate sent is a version the statement reads (16 vector
+# and 10 text candidates a hit made recall's statement read 500+ versions for k=20).
+CACHE_FETCH = 2
+CACHE_WIDEN = 8  # ... widened at most this much a try while the filters leave fewer than k
 
 
 class Search(Neo4jState):
@@ -92,7 +95,7 @@ class Search(Neo4jState):
                 continue
             ranker = self._text_ranker(words)
             if ranker is not None:
-                rankers[i] = (ranker, own_tail, max(k * OVERFETCH, MIN_FETCH))
+                rankers[i] = (ranker, own_tail, k * CACHE_FETCH)
             else:
                 lists[i] = self._lucene_search(words, flt.user_id, own_tail, params, k)
         if rankers:
@@ -140,7 +143,7 @@ class Search(Neo4jState):
     def _cached_searches(self, user_id: str, rankers: dict[int, tuple[Ranker, str, int]], params: dict,
                          k: int) -> dict[int, list[SearchHit]]:
         """The top k versions of each ranker's order that pass its filters (its ``tail``): the
-        best candidates go in in order, ``fetch`` of them, widened CACHE_WIDEN-fold until k pass
+        best candidates go in in order, ``fetch`` of them, widened (``_wider``) until k pass
         or every candidate was tried. All lists in one statement, with the user's clock: when a
         cache was behind it (another writer, or this process's own write for the text cache),
         the caches catch up and the statement runs again, once: a write landing after that is
@@ -172,7 +175,7 @@ class Search(Neo4jState):
                     out[i] = hits
                     del wanted[i]
                 else:
-                    wanted[i] *= CACHE_WIDEN
+                    wanted[i] = _wider(wanted[i], len(hits), k)
         return out
 
     def _catch_up(self, user_id: str, lists: list[int]) -> None:
@@ -293,6 +296,13 @@ class Search(Neo4jState):
         neighbours.sort(key=lambda n: (-len(n.via_entities), n.memory_id))
         versions.sort(key=lambda v: (v.memory_id, v.tx_from, v.valid_from, v.id))
         return neighbours, memories, versions
+
+
+def _wider(fetched: int, passed: int, k: int) -> int:
+    """The next try's candidate count: twice what the pass rate just seen needs for k (a
+    margin for its noise, so one more try mostly suffices; with fewer than k passed that is
+    more than double), at most CACHE_WIDEN-fold (no pass at all says little about the rate)."""
+    return min(2 * fetched * k // max(passed, 1), CACHE_WIDEN * fetched)
 
 
 def _lucene(user_id: str, terms: list[str]) -> str:
