@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..store import EdgeType, SearchFilter, Store
+from ..store import EdgeType, SearchFilter, SearchHit, Store
 from ..store.models import Episode
 from ..timeutil import utcnow
 from ..vocab import predicates
@@ -83,10 +83,15 @@ def _names(value: str, text: str) -> bool:
     return bool(want) and any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1))
 
 
-def lasting_facts(store: Store, user_id: str, subject: str = "user", min_occasions: int = MIN_OCCASIONS,
-                  topic_evidence: bool = False) -> list[LastingEntry]:
-    """The subject's current multi-valued facts supported on at least ``min_occasions`` occasions."""
-    hits = store.list_facts(SearchFilter(user_id, valid_at=utcnow(), statuses=("active",)))
+def current_facts(store: Store, user_id: str) -> list[SearchHit]:
+    """The user's facts believed and valid now, newest first: what both layers are read from."""
+    return store.list_facts(SearchFilter(user_id, valid_at=utcnow(), statuses=("active",)))
+
+
+def lasting_facts(store: Store, user_id: str, hits: list[SearchHit], subject: str = "user",
+                  min_occasions: int = MIN_OCCASIONS, topic_evidence: bool = False) -> list[LastingEntry]:
+    """The subject's current multi-valued facts (among ``hits``, ``current_facts``) supported on
+    at least ``min_occasions`` occasions."""
     groups: dict[tuple[str, str, bool], list] = defaultdict(list)  # newest first, as listed
     for hit in hits:
         v = hit.version

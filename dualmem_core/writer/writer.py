@@ -24,6 +24,7 @@ from ..store import (
     Memory,
     MemoryVersion,
     SearchFilter,
+    SearchHit,
     Store,
     WriteBatch,
 )
@@ -40,7 +41,7 @@ from .extractors.base import Extractor
 from .facts import Fact, Message, mentioned_entities
 from .inputs import ASSISTANT_ROLES, InputMessage, to_messages
 from .intent import read_question
-from .profile import MIN_OCCASIONS, Profile, lasting_facts
+from .profile import MIN_OCCASIONS, Profile, current_facts, lasting_facts
 from .recall import recall as hybrid_recall
 from .recall import sources_of
 from .results import History, Hit, ProfileEntry, RememberResult, VersionView
@@ -363,8 +364,10 @@ class Writer:
     def profile(self, user_id: str, *, subject: str = "user") -> dict[str, ProfileEntry]:
         """The current value of each single-valued fact about ``subject`` (lives in, works at...)."""
         check_user_id(user_id)
+        return self._identity(user_id, subject, current_facts(self.store, user_id))
+
+    def _identity(self, user_id: str, subject: str, hits: list[SearchHit]) -> dict[str, ProfileEntry]:
         profile: dict[str, ProfileEntry] = {}
-        hits = self.store.list_facts(SearchFilter(user_id, valid_at=utcnow(), statuses=("active",)))
         for hit in hits:  # newest valid_from first, so the first one per predicate wins
             version = hit.version
             assert version.predicate is not None  # list_facts returns only versions with a predicate
@@ -391,8 +394,10 @@ class Writer:
         Editor topic's turns naming the value count too), each with its evidence (``profile.py``)."""
         if min_occasions < 1:
             raise InvalidInput("min_occasions must be at least 1")
-        identity = self.profile(user_id, subject=subject)
-        return Profile(identity, lasting_facts(self.store, user_id, subject, min_occasions, topic_evidence))
+        check_user_id(user_id)
+        hits = current_facts(self.store, user_id)  # read once: both layers come from it
+        return Profile(self._identity(user_id, subject, hits),
+                       lasting_facts(self.store, user_id, hits, subject, min_occasions, topic_evidence))
 
     def upcoming(self, user_id: str, now: datetime | None = None,
                  within: timedelta = timedelta(days=7)) -> list[Intention]:
