@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dualmem_core import Editor, InvalidInput
-from dualmem_core.editor import EditorConfig
 from dualmem_core.writer.extractors.base import Extraction, Extractor
 from dualmem_core.writer.facts import Fact, Message
 from dualmem_core.writer.writer import Writer
+from tests.editor.test_editor_topics import SESSIONS, TOPICS
 
 T = datetime(2026, 1, 5, 12, tzinfo=UTC)
 TEA = "I love green tea."
@@ -22,7 +22,9 @@ TEA_AGAIN = "Green tea again this morning, I love it."
 CHESS = "I play chess on Sundays."
 LIVES = "I live in Lisbon."
 MEAT = "I don't eat meat."
-POTTERY = "Signed up for a pottery class at the studio on Elm Street."
+# Ana's pottery (tests/editor/test_editor_topics.py): its first turn is told as a fact here, then
+# talked about in two more sessions in words the extractor takes no fact from.
+POTTERY = SESSIONS[0][0]
 
 
 def fact(text: str, predicate: str, value: str, negated: bool = False) -> Fact:
@@ -77,20 +79,6 @@ def test_without_sessions_each_day_is_an_occasion(writer, user):
     say(writer, user, [CHESS], at=T + timedelta(days=3), prefix="c")
     [chess] = writer.layered_profile(user).lasting
     assert chess.value == "chess" and chess.occasions == 2 and chess.sources == ["a0", "b0", "c0"]
-
-
-# Ana's pottery, as in tests/editor/test_editor_topics.py: told as a fact once, then talked about
-# in two more sessions in words the extractor takes no fact from.
-SESSIONS = [
-    [POTTERY, "Work was slow today.", "Lena called about her new flat."],
-    ["Second pottery class: my first bowl on the wheel collapsed.", "Groceries cost a fortune this week.",
-     "Watched a documentary about whales."],
-    ["The pottery studio fired my bowl in the kiln, it survived!",
-     "My manager Tom wants the report by Friday.", "Ran five kilometres before breakfast."],
-    ["Dentist appointment moved to Thursday.", "Lena's flat has a balcony with a view of the river.",
-     "Finished the report at last."],
-]
-TOPICS = EditorConfig(topics=True, topic_max_share=0.5, topic_similarity=0.2)
 
 
 def test_a_topic_turns_a_one_off_fact_into_a_lasting_one(writer, store, user):
